@@ -1,0 +1,40 @@
+"""Build the Cython core. Everything else lives in pyproject.toml."""
+
+import os
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+# Modules of the core, one concept each (see docs/design.md).
+CORE_MODULES = ["_core"]
+
+extra = ["-O3"]
+if os.environ.get("FASTSHENG_NATIVE"):
+    extra.append("-march=native")
+
+extensions = [
+    Extension(
+        f"fastsheng.{name}",
+        [f"src/fastsheng/{name}.pyx"],
+        include_dirs=[np.get_include(), "src/fastsheng"],
+        extra_compile_args=extra,
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    )
+    for name in CORE_MODULES
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={
+            "language_level": "3",
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+        },
+        annotate=bool(os.environ.get("FASTSHENG_ANNOTATE")),
+        include_path=["src"],
+    ),
+)

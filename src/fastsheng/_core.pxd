@@ -1,0 +1,125 @@
+# The rules engine of fastsheng: plain C structs and nogil functions.
+#
+# Python validates and normalises (fastsheng.rules.Rules, fastsheng.cards); this module receives
+# plain values. Every function here is `noexcept nogil`: it never raises and never touches Python
+# objects, so a whole-hand loop (fastsheng._game) can call it with the GIL released. Functions
+# that can meet bad input report it through their return value, as documented below.
+#
+# The rules themselves are stated in docs/rules.md; section numbers below refer to it.
+
+from fastsheng._bitboard cimport hand_t, u64, u8
+
+cdef enum:
+    TRUMP = 4            # effective suit of trumps (0..3 are the side suits S, H, C, D)
+    NO_TRUMP = 4         # value of ctx_t.trump in a no-trump hand
+    MAXKEY = 24          # keys inside an effective suit are < MAXKEY
+    MAXUNITS = 64
+
+    KIND_SINGLE = 0
+    KIND_PAIR = 1
+    KIND_TRACTOR = 2
+    KIND_THROW = 3
+
+
+# One field per switch of docs/rules.md §7. Bools are 0/1; choices are the index of the value in
+# the list of §7. Built once in Python (Rules.core_fields()) and passed by value.
+cdef struct rules_t:
+    int overcall_ladder
+    int suit_strength        # packed: bits 2s..2s+1 = strength of suit s, 3 = strongest
+    int hand1_pairs_over_pairs
+    int joker_pairs
+    int hand1_joker_pairs
+    int bj_over_sj
+    int reinforce
+    int self_overcall
+    int hand1_overcalls
+    int hand1_dealer
+    int overcall_after_burial
+    int declare_needs_joker
+    int hand1_single_joker
+    int no_declaration
+    int kitty_trump_final
+    int declaring_closes
+    int overcall_bonus
+    int tractor_chain
+    int nt_level_tractor
+    int throw_follow
+    int void_fill
+    int overtrump_throw
+    int partner_no_trump_after_failed_throw
+    int throw_penalty
+    int throw_penalty_points
+    int kitty_multiplier
+    int throw_kitty
+    int level_table
+    int defender_cap         # 0 = no cap
+    int start_rank           # 0..12
+    int end_rank             # 0..12
+    int must_play_mask       # bit r set: rank r must be played
+    int hand_cap             # 0 = no cap
+    int cap_tie
+
+
+# Everything the play rules need about one hand: level, trump and precomputed tables.
+cdef struct ctx_t:
+    rules_t r
+    int level                # level rank 0..12
+    int trump                # trump suit 0..3, or NO_TRUMP
+    u8 eff[54]               # effective suit of each code: 0..3 side suit, TRUMP
+    u8 key[54]               # order key inside the effective suit (docs/rules.md §2)
+    u64 suit_bb[5]           # codes of each effective suit
+    u64 key_bb[5][24]        # codes of each (effective suit, key); empty keys are chain gaps
+    int nkeys[5]             # 1 + highest key used by each effective suit
+    u64 point_bb             # codes worth points
+
+
+# A unit of a split (docs/rules.md §3).
+cdef struct unit_t:
+    int kind                 # KIND_SINGLE / KIND_PAIR / KIND_TRACTOR
+    int length               # pairs in a tractor, 1 for a pair, 0 for a single
+    int eff
+    int top                  # key of the unit's highest card
+    int low                  # lowest code in the unit (tie-break)
+    hand_t cards
+
+
+# The structure of a lead (docs/rules.md §3).
+cdef struct shape_t:
+    int eff                  # effective suit of the lead
+    int ncards
+    int kind                 # KIND_*
+    int ntractors
+    int tlen[12]             # tractor lengths, longest first
+    int npairs               # pairs, those inside tractors included
+    int nlone_pairs          # pairs that are units of their own
+    int nsingles
+    int top                  # strength of the lead (its decisive unit's key)
+
+
+cdef void ctx_init(ctx_t* c, const rules_t* r, int level, int trump) noexcept nogil
+
+# Split `cards` into units; returns the number written to `out` (room for MAXUNITS).
+cdef int split_units(const ctx_t* c, hand_t cards, unit_t* out) noexcept nogil
+
+# Structure of a lead; returns 0, or -1 when the lead is empty or spans two effective suits.
+cdef int lead_shape(const ctx_t* c, hand_t lead, shape_t* s) noexcept nogil
+
+# The cards actually led (docs/rules.md §4); *failed set to 1 when the throw fails.
+cdef hand_t throw_check(const ctx_t* c, hand_t lead, const hand_t* others, int nothers,
+                        int* failed) noexcept nogil
+
+# Is `play` a legal follow from `hand` to a lead of shape `s`? (docs/rules.md §5)
+cdef bint follow_ok(const ctx_t* c, const shape_t* s, hand_t hand, hand_t play) noexcept nogil
+
+# Index of the winning play; plays[0] is the lead. Plays whose bit is set in `barred` cannot win
+# by trumping. Returns -1 when the lead is illegal.
+cdef int trick_winner(const ctx_t* c, const hand_t* plays, int nplays, int barred) noexcept nogil
+
+cdef int hand_points(const ctx_t* c, hand_t h) noexcept nogil
+
+# Kitty multiplier of a last-trick lead of shape s.
+cdef int kitty_mult(const ctx_t* c, const shape_t* s) noexcept nogil
+
+# Level change for a defenders' total: returns 0 (dealer side advances) or 1 (defenders take
+# over); *levels receives the number of levels gained.
+cdef int level_change(const rules_t* r, int total, int* levels) noexcept nogil
