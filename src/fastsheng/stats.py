@@ -1,0 +1,323 @@
+"""Intervals and tests for simulation output, numpy only.
+
+Every function returns plain floats (or numpy arrays when given arrays) so that the report and the
+example studies in ``analysis/`` can put them in tables directly.
+
+* Proportions: :func:`wilson` (Wilson score interval; good coverage even for p near 0 or 1 and
+  small n, unlike the Wald interval), :func:`newcombe_diff` for two independent proportions.
+* Means: :func:`mean_normal` (normal interval, the default for large n) and :func:`mean_bootstrap`
+  (percentile bootstrap). Simulation output is discrete (points are multiples of 5, level changes
+  are small integers), so the bootstrap resamples *counts of distinct values* with one multinomial
+  draw per replicate: this is exactly the nonparametric bootstrap, and costs O(replicates x
+  distinct values) instead of O(replicates x n), so it is cheap at n = 10^6.
+* Paired comparisons (common random numbers): :func:`paired_diff` bootstraps the per-unit
+  differences ``a - b`` (the paired bootstrap) and also gives the normal interval and a p-value.
+* Planning: :func:`mde` is the minimum detectable effect at a given n, :func:`n_for_mde` the n
+  needed for a given effect.
+* Quantiles: :func:`quantile_ci`, a distribution-free interval from binomial order statistics.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+__all__ = [
+    "Estimate",
+    "z_value",
+    "wilson",
+    "wald",
+    "newcombe_diff",
+    "mean_normal",
+    "mean_bootstrap",
+    "bootstrap_mean_distribution",
+    "paired_diff",
+    "mde",
+    "n_for_mde",
+    "quantile_ci",
+    "normal_p_value",
+]
+
+_STD_NORMAL = NormalDist()
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with its interval: ``estimate`` in ``[lo, hi]`` at level ``conf`` from
+    ``n`` observations; ``method`` names how the interval was made."""
+
+    estimate: float
+    lo: float
+    hi: float
+    n: int
+    conf: float = 0.95
+    method: str = ""
+
+    def covers(self, value: float) -> bool:
+        return self.lo <= value <= self.hi
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def fmt(self, digits: int = 3, scale: float = 1.0) -> str:
+        if self.n == 0 or not np.isfinite(self.estimate):
+            return "n/a"
+        f = f"{{:.{digits}f}}"
+        return (
+            f"{f.format(self.estimate * scale)} "
+            f"[{f.format(self.lo * scale)}, {f.format(self.hi * scale)}]"
+        )
+
+
+def z_value(conf: float = 0.95) -> float:
+    """The two-sided standard normal quantile: 1.95996... for ``conf = 0.95``."""
+    if not 0.0 < conf < 1.0:
+        raise ValueError(f"conf must be in (0, 1), got {conf}")
+    return _STD_NORMAL.inv_cdf(0.5 + conf / 2.0)
+
+
+def normal_p_value(z: float) -> float:
+    """Two-sided p-value of a standard normal statistic."""
+    if not np.isfinite(z):
+        return 0.0 if z != 0 else 1.0
+    return 2.0 * (1.0 - _STD_NORMAL.cdf(abs(z)))
+
+
+# --------------------------------------------------------------------------------------------
+# Proportions
+# --------------------------------------------------------------------------------------------
+
+
+def wilson(k, n, conf: float = 0.95):
+    """Wilson score interval for ``k`` successes in ``n`` trials.
+
+    Scalars give an :class:`Estimate` (``n = 0`` gives NaN estimate and the interval [0, 1]);
+    arrays give a tuple ``(p, lo, hi)`` of arrays, for vectorised use (coverage studies)."""
+    z = z_value(conf)
+    if np.ndim(k) == 0 and np.ndim(n) == 0:
+        k, n = int(k), int(n)
+        if k < 0 or k > n:
+            raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+        if n == 0:
+            return Estimate(float("nan"), 0.0, 1.0, 0, conf, "wilson")
+        p, lo, hi = _wilson_arrays(np.float64(k), np.float64(n), z)
+        return Estimate(float(p), float(lo), float(hi), n, conf, "wilson")
+    k = np.asarray(k, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _wilson_arrays(k, n, z)
+
+
+def _wilson_arrays(k, n, z):
+    p = k / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2.0 * n)) / denom
+    half = z * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
+    lo = np.clip(centre - half, 0.0, 1.0)
+    hi = np.clip(centre + half, 0.0, 1.0)
+    # exact endpoints at the boundaries (rounding can leave 1e-17 otherwise)
+    lo = np.where(k == 0, 0.0, lo)
+    hi = np.where(k == n, 1.0, hi)
+    return p, lo, hi
+
+
+def wald(k, n, conf: float = 0.95):
+    """The textbook Wald interval ``p +- z sqrt(p(1-p)/n)`` (arrays in, ``(p, lo, hi)`` out).
+    Only here to show in coverage studies why the report uses Wilson instead."""
+    z = z_value(conf)
+    k = np.asarray(k, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    p = k / n
+    half = z * np.sqrt(p * (1.0 - p) / n)
+    return p, np.clip(p - half, 0, 1), np.clip(p + half, 0, 1)
+
+
+def newcombe_diff(k1: int, n1: int, k2: int, n2: int, conf: float = 0.95) -> Estimate:
+    """Difference ``p1 - p2`` of two *independent* proportions with Newcombe's hybrid score
+    interval (method 10 of Newcombe 1998), built from the two Wilson intervals."""
+    if n1 == 0 or n2 == 0:
+        return Estimate(float("nan"), -1.0, 1.0, min(n1, n2), conf, "newcombe")
+    a, b = wilson(k1, n1, conf), wilson(k2, n2, conf)
+    d = a.estimate - b.estimate
+    lo = d - math.sqrt((a.estimate - a.lo) ** 2 + (b.hi - b.estimate) ** 2)
+    hi = d + math.sqrt((a.hi - a.estimate) ** 2 + (b.estimate - b.lo) ** 2)
+    return Estimate(d, max(lo, -1.0), min(hi, 1.0), min(n1, n2), conf, "newcombe")
+
+
+# --------------------------------------------------------------------------------------------
+# Means
+# --------------------------------------------------------------------------------------------
+
+
+def _clean(x) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64).ravel()
+    return x[np.isfinite(x)]
+
+
+def mean_normal(x, conf: float = 0.95) -> Estimate:
+    """Mean with the normal interval ``mean +- z s / sqrt(n)`` (NaNs dropped)."""
+    x = _clean(x)
+    n = x.size
+    if n == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0, conf, "normal")
+    m = float(x.mean())
+    if n == 1:
+        return Estimate(m, float("-inf"), float("inf"), 1, conf, "normal")
+    se = float(x.std(ddof=1)) / math.sqrt(n)
+    h = z_value(conf) * se
+    return Estimate(m, m - h, m + h, n, conf, "normal")
+
+
+# Above this many distinct values the bootstrap resamples indices instead of value counts.
+_MAX_CATEGORIES = 4096
+
+
+def bootstrap_mean_distribution(x, n_boot: int = 2000, seed: int = 0) -> np.ndarray:
+    """``n_boot`` bootstrap replicates of the mean of ``x`` (nonparametric bootstrap).
+
+    With few distinct values (the usual case here) each replicate is one multinomial draw of
+    the value counts, which has exactly the distribution of the mean of n draws with
+    replacement; otherwise indices are resampled in chunks."""
+    x = _clean(x)
+    n = x.size
+    if n == 0:
+        return np.full(n_boot, np.nan)
+    rng = np.random.default_rng(seed)
+    values, counts = np.unique(x, return_counts=True)
+    if values.size == 1:
+        return np.full(n_boot, values[0])
+    if values.size <= _MAX_CATEGORIES:
+        draws = rng.multinomial(n, counts / n, size=n_boot)
+        return draws @ values / n
+    out = np.empty(n_boot)
+    chunk = max(1, int(2e7 // n))
+    for start in range(0, n_boot, chunk):
+        stop = min(n_boot, start + chunk)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        out[start:stop] = x[idx].mean(axis=1)
+    return out
+
+
+def mean_bootstrap(x, conf: float = 0.95, n_boot: int = 2000, seed: int = 0) -> Estimate:
+    """Mean with the percentile bootstrap interval (``n_boot`` replicates, reproducible by
+    ``seed``)."""
+    x = _clean(x)
+    if x.size == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0, conf, "bootstrap")
+    reps = bootstrap_mean_distribution(x, n_boot, seed)
+    a = (1.0 - conf) / 2.0
+    lo, hi = np.quantile(reps, [a, 1.0 - a])
+    return Estimate(float(x.mean()), float(lo), float(hi), int(x.size), conf, "bootstrap")
+
+
+@dataclass(frozen=True)
+class PairedDiff:
+    """Mean paired difference ``mean(a - b)`` with the paired-bootstrap interval (``boot``),
+    the normal interval (``normal``), the two-sided p-value of ``mean = 0`` (normal), the standard
+    deviation of the differences and the minimum detectable effect at this n (two-sided
+    ``alpha = 1 - conf``, power 0.8)."""
+
+    mean_a: float
+    mean_b: float
+    boot: Estimate
+    normal: Estimate
+    p_value: float
+    sd_diff: float
+    mde: float
+    n: int
+    n_differ: int
+
+    @property
+    def diff(self) -> float:
+        return self.boot.estimate
+
+    @property
+    def significant(self) -> bool:
+        return not self.boot.covers(0.0)
+
+
+def paired_diff(
+    a, b, conf: float = 0.95, n_boot: int = 2000, seed: int = 0, power: float = 0.8
+) -> PairedDiff:
+    """Paired comparison of two equally long samples (unit i of ``a`` paired with unit i of
+    ``b``, e.g. the same deal played under two rule variants). Pairs with a NaN are dropped."""
+    a = np.asarray(a, dtype=np.float64).ravel()
+    b = np.asarray(b, dtype=np.float64).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"paired samples must have the same length, got {a.size} and {b.size}")
+    ok = np.isfinite(a) & np.isfinite(b)
+    a, b = a[ok], b[ok]
+    d = a - b
+    n = int(d.size)
+    nan = float("nan")
+    if n == 0:
+        e = Estimate(nan, nan, nan, 0, conf, "paired bootstrap")
+        return PairedDiff(nan, nan, e, e, nan, nan, nan, 0, 0)
+    boot = mean_bootstrap(d, conf, n_boot, seed)
+    boot = Estimate(boot.estimate, boot.lo, boot.hi, n, conf, "paired bootstrap")
+    norm = mean_normal(d, conf)
+    sd = float(d.std(ddof=1)) if n > 1 else nan
+    if n > 1 and sd > 0:
+        p = normal_p_value(norm.estimate / (sd / math.sqrt(n)))
+    else:
+        p = 1.0 if norm.estimate == 0 else 0.0
+    return PairedDiff(
+        mean_a=float(a.mean()),
+        mean_b=float(b.mean()),
+        boot=boot,
+        normal=norm,
+        p_value=float(p),
+        sd_diff=sd,
+        mde=mde(sd, n, 1.0 - conf, power) if n > 1 else nan,
+        n=n,
+        n_differ=int(np.count_nonzero(d)),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Planning
+# --------------------------------------------------------------------------------------------
+
+
+def mde(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Minimum detectable effect of a mean (or mean paired difference) with standard deviation
+    ``sd`` per unit at sample size ``n``: the true effect a two-sided level-``alpha`` z-test
+    detects with probability ``power``: ``(z_{1-alpha/2} + z_{power}) sd / sqrt(n)``."""
+    if n <= 0:
+        return float("inf")
+    return (z_value(1.0 - alpha) + _STD_NORMAL.inv_cdf(power)) * sd / math.sqrt(n)
+
+
+def n_for_mde(effect: float, sd: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """Sample size at which :func:`mde` falls to ``effect``."""
+    if effect <= 0:
+        raise ValueError("effect must be positive")
+    k = z_value(1.0 - alpha) + _STD_NORMAL.inv_cdf(power)
+    return int(math.ceil((k * sd / effect) ** 2))
+
+
+# --------------------------------------------------------------------------------------------
+# Quantiles
+# --------------------------------------------------------------------------------------------
+
+
+def quantile_ci(x, q: float, conf: float = 0.95) -> Estimate:
+    """The ``q`` quantile (lower empirical quantile: the ceil(q n)-th smallest value) with a
+    distribution-free interval between two order statistics, whose ranks come from the normal
+    approximation of Binomial(n, q). Conservative for discrete data (ties)."""
+    x = np.sort(_clean(x))
+    n = x.size
+    if n == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0, conf, "order statistics")
+    z = z_value(conf)
+    k = max(1, math.ceil(q * n))
+    half = z * math.sqrt(n * q * (1.0 - q))
+    lo_rank = max(1, math.floor(n * q - half))
+    hi_rank = min(n, math.ceil(n * q + half) + 1)
+    return Estimate(
+        float(x[k - 1]), float(x[lo_rank - 1]), float(x[hi_rank - 1]), n, conf, "order statistics"
+    )

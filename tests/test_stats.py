@@ -1,0 +1,200 @@
+"""Intervals and tests of fastsheng.stats: known values, and coverage checked by simulation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from fastsheng import stats
+
+
+def test_z_value():
+    assert stats.z_value(0.95) == pytest.approx(1.959964, abs=1e-6)
+    assert stats.z_value(0.90) == pytest.approx(1.644854, abs=1e-6)
+    with pytest.raises(ValueError):
+        stats.z_value(1.0)
+
+
+@pytest.mark.parametrize(
+    "k,n,lo,hi",
+    [
+        # reference values (Newcombe 1998, Table I; Agresti & Coull 1998)
+        (5, 10, 0.2366, 0.7634),
+        (0, 10, 0.0, 0.2775),
+        (10, 10, 0.7225, 1.0),
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0, 0.1611),
+    ],
+)
+def test_wilson_known_values(k, n, lo, hi):
+    e = stats.wilson(k, n)
+    assert e.estimate == pytest.approx(k / n)
+    assert e.lo == pytest.approx(lo, abs=5e-5)
+    assert e.hi == pytest.approx(hi, abs=5e-5)
+    assert e.n == n and e.method == "wilson"
+
+
+def test_wilson_edge_cases():
+    e = stats.wilson(0, 0)
+    assert math.isnan(e.estimate) and (e.lo, e.hi) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        stats.wilson(3, 2)
+    p, lo, hi = stats.wilson(np.array([0, 3, 7]), np.array([7, 7, 7]))
+    assert lo[0] == 0.0 and hi[2] == 1.0 and np.all(lo <= p) and np.all(p <= hi)
+
+
+@pytest.mark.parametrize("p,n", [(0.5, 30), (0.1, 200), (0.03, 500), (0.27, 2000)])
+def test_wilson_coverage_by_simulation(p, n):
+    """Draw 20,000 binomial samples of a known p; the 95% Wilson interval must cover p about 95%
+    of the time. Wilson's coverage oscillates with n and p (it is not exact), so we accept
+    0.93-0.97; the Monte-Carlo error of the estimate itself is about 0.0015."""
+    rng = np.random.default_rng(12345)
+    k = rng.binomial(n, p, size=20_000)
+    _, lo, hi = stats.wilson(k, np.full_like(k, n))
+    coverage = np.mean((lo <= p) & (p <= hi))
+    assert 0.93 <= coverage <= 0.97, coverage
+
+
+def test_wald_undercovers_where_wilson_does_not():
+    """The reason the report uses Wilson: at p = 0.03, n = 100 Wald covers far less than 95%."""
+    rng = np.random.default_rng(7)
+    p, n = 0.03, 100
+    k = rng.binomial(n, p, size=20_000)
+    _, lo, hi = stats.wald(k, np.full_like(k, n))
+    wald_cov = np.mean((lo <= p) & (p <= hi))
+    _, lo, hi = stats.wilson(k, np.full_like(k, n))
+    wilson_cov = np.mean((lo <= p) & (p <= hi))
+    assert wald_cov < 0.85 < 0.93 < wilson_cov
+
+
+def test_mean_normal_matches_formula():
+    x = np.array([0, 5, 5, 10, 40, 80, 80, 120], dtype=float)
+    e = stats.mean_normal(x)
+    half = 1.959964 * x.std(ddof=1) / math.sqrt(x.size)
+    assert e.estimate == pytest.approx(x.mean())
+    assert e.lo == pytest.approx(x.mean() - half, rel=1e-6)
+    assert e.hi == pytest.approx(x.mean() + half, rel=1e-6)
+    assert math.isnan(stats.mean_normal([]).estimate)
+
+
+def test_bootstrap_counts_equal_index_resampling():
+    """The multinomial-count bootstrap has the same distribution as classic index resampling:
+    compare their replicate standard deviations with the analytic s/sqrt(n)."""
+    rng = np.random.default_rng(3)
+    x = rng.choice([0, 5, 10, 20, 40, 80, 160], size=400, p=[0.1, 0.2, 0.2, 0.2, 0.1, 0.1, 0.1])
+    fast = stats.bootstrap_mean_distribution(x, n_boot=4000, seed=1)
+    idx = rng.integers(0, x.size, size=(4000, x.size))
+    slow = x[idx].mean(axis=1)
+    se = x.std(ddof=0) / math.sqrt(x.size)
+    assert fast.std() == pytest.approx(se, rel=0.06)
+    assert slow.std() == pytest.approx(se, rel=0.06)
+    assert fast.mean() == pytest.approx(x.mean(), abs=3 * se / math.sqrt(4000) * 10)
+
+
+def test_bootstrap_continuous_fallback():
+    x = np.random.default_rng(0).normal(size=5000)  # 5000 distinct values: index resampling
+    e = stats.mean_bootstrap(x, n_boot=300, seed=2)
+    n = stats.mean_normal(x)
+    assert e.lo == pytest.approx(n.lo, abs=0.01) and e.hi == pytest.approx(n.hi, abs=0.01)
+
+
+def test_mean_intervals_coverage_by_simulation():
+    """Skewed discrete population with known mean (like defenders' points): both the normal and
+    the bootstrap 95% intervals of the mean of n = 300 cover it 93-97% of 1,000 samples."""
+    values = np.array([0, 10, 20, 40, 60, 80, 120, 200], dtype=float)
+    probs = np.array([0.05, 0.1, 0.2, 0.25, 0.2, 0.1, 0.07, 0.03])
+    mu = float(values @ probs)
+    rng = np.random.default_rng(99)
+    hits_norm = hits_boot = 0
+    reps = 1000
+    for i in range(reps):
+        x = rng.choice(values, size=300, p=probs)
+        hits_norm += stats.mean_normal(x).covers(mu)
+        hits_boot += stats.mean_bootstrap(x, n_boot=400, seed=i).covers(mu)
+    assert 0.93 <= hits_norm / reps <= 0.97
+    assert 0.92 <= hits_boot / reps <= 0.97
+
+
+def test_paired_diff_identical_samples():
+    x = np.random.default_rng(1).integers(0, 40, 1000) * 5
+    d = stats.paired_diff(x, x)
+    assert d.diff == 0 and d.boot.lo == 0 and d.boot.hi == 0 and d.n_differ == 0
+    assert not d.significant and d.p_value == 1.0
+
+
+def test_paired_diff_detects_shift_and_pairing_helps():
+    """A shift of 1 point on a noisy outcome with shared noise: the paired interval is narrow and
+    excludes 0; an unpaired look at the same data could not see it."""
+    rng = np.random.default_rng(5)
+    common = rng.integers(0, 40, 20_000) * 5.0
+    a = common + rng.choice([0.0, 5.0], size=common.size, p=[0.8, 0.2])
+    b = common
+    d = stats.paired_diff(a, b, n_boot=1000)
+    assert d.significant and d.boot.covers(1.0) and d.normal.covers(1.0)
+    unpaired_se = math.sqrt(a.var() / a.size + b.var() / b.size)
+    assert (d.boot.hi - d.boot.lo) < 0.1 * (2 * 1.96 * unpaired_se)
+    assert d.p_value < 1e-6
+    with pytest.raises(ValueError):
+        stats.paired_diff([1, 2], [1])
+
+
+def test_paired_bootstrap_coverage_by_simulation():
+    """Known mean difference 0.1 of paired binary outcomes: the paired bootstrap covers it
+    about 95% of the time."""
+    rng = np.random.default_rng(11)
+    reps, n, hits = 600, 400, 0
+    for i in range(reps):
+        base = rng.random(n)
+        a = (base < 0.5).astype(float)
+        b = (base < 0.4).astype(float)  # P(a) - P(b) = 0.1, strongly correlated
+        hits += stats.paired_diff(a, b, n_boot=400, seed=i).boot.covers(0.1)
+    assert 0.92 <= hits / reps <= 0.975
+
+
+def test_mde_and_n_for_mde():
+    # (1.96 + 0.8416) * sd / sqrt(n)
+    assert stats.mde(1.0, 100) == pytest.approx(0.28016, abs=1e-4)
+    assert stats.mde(30.0, 200_000) == pytest.approx(2.8016 * 30 / math.sqrt(200_000), rel=1e-4)
+    assert stats.n_for_mde(stats.mde(2.0, 5000), 2.0) in (5000, 5001)
+    assert stats.mde(1.0, 0) == float("inf")
+
+
+def test_mde_has_the_promised_power():
+    """At a true effect equal to the MDE, a z-test rejects about 80% of the time."""
+    rng = np.random.default_rng(21)
+    n, sd = 200, 3.0
+    eff = stats.mde(sd, n)
+    x = rng.normal(eff, sd, size=(4000, n))
+    z = x.mean(axis=1) / (x.std(axis=1, ddof=1) / math.sqrt(n))
+    power = np.mean(np.abs(z) > 1.959964)
+    assert 0.77 <= power <= 0.83
+
+
+def test_newcombe_diff():
+    # Newcombe (1998) example: 56/70 vs 48/80 -> 0.2 [0.0524, 0.3339]
+    e = stats.newcombe_diff(56, 70, 48, 80)
+    assert e.estimate == pytest.approx(0.2)
+    assert e.lo == pytest.approx(0.0524, abs=5e-4) and e.hi == pytest.approx(0.3339, abs=5e-4)
+
+
+def test_quantile_ci():
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=2001)
+    e = stats.quantile_ci(x, 0.5)
+    assert e.estimate == pytest.approx(np.sort(x)[1000])
+    assert e.lo < e.estimate < e.hi
+    # coverage of the true median 0
+    hits = 0
+    for _ in range(500):
+        hits += stats.quantile_ci(rng.normal(size=301), 0.5).covers(0.0)
+    assert 0.93 <= hits / 500 <= 0.985
+
+
+def test_estimate_fmt():
+    e = stats.wilson(5, 10)
+    assert e.fmt(2) == "0.50 [0.24, 0.76]"
+    assert e.fmt(1, scale=100) == "50.0 [23.7, 76.3]"
+    assert stats.wilson(0, 0).fmt() == "n/a"
