@@ -198,3 +198,20 @@ def test_estimate_fmt():
     assert e.fmt(2) == "0.50 [0.24, 0.76]"
     assert e.fmt(1, scale=100) == "50.0 [23.7, 76.3]"
     assert stats.wilson(0, 0).fmt() == "n/a"
+
+
+def test_ratio_cluster_coverage_by_simulation():
+    """Throws per hand ~ Poisson(1.5), each failing with p = 0.2 but with a per-hand shared
+    shock (so throws of one hand are dependent): the cluster interval for failed/throws covers
+    0.2 about 95% of the time; n is the total number of throws."""
+    rng = np.random.default_rng(4)
+    hits, reps = 0, 1500
+    for _ in range(reps):
+        t = rng.poisson(1.5, 300)
+        p_hand = np.clip(0.2 + rng.choice([-0.15, 0.15], size=300), 0, 1)
+        f = rng.binomial(t, p_hand)
+        e = stats.ratio_cluster(f, t)
+        hits += e.covers(0.2)
+    assert e.n == int(t.sum())
+    assert 0.93 <= hits / reps <= 0.97
+    assert math.isnan(stats.ratio_cluster([0], [0]).estimate)

@@ -38,6 +38,7 @@ __all__ = [
     "mde",
     "n_for_mde",
     "quantile_ci",
+    "ratio_cluster",
     "normal_p_value",
 ]
 
@@ -276,6 +277,25 @@ def paired_diff(
         n=n,
         n_differ=int(np.count_nonzero(d)),
     )
+
+
+def ratio_cluster(num, den, conf: float = 0.95) -> Estimate:
+    """Ratio of sums ``sum(num) / sum(den)`` (e.g. failed throws per throw, pooled over hands)
+    with the cluster-robust delta-method interval: the units (hands) are independent, the events
+    inside one unit need not be. ``n`` of the result is ``sum(den)``."""
+    num = np.asarray(num, dtype=np.float64).ravel()
+    den = np.asarray(den, dtype=np.float64).ravel()
+    k = num.size
+    total = float(den.sum())
+    if k == 0 or total <= 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0, conf, "ratio (cluster)")
+    r = float(num.sum()) / total
+    if k == 1:
+        return Estimate(r, float("-inf"), float("inf"), int(total), conf, "ratio (cluster)")
+    resid = num - r * den
+    se = math.sqrt(float(resid @ resid) / (k - 1) / k) / (total / k)
+    h = z_value(conf) * se
+    return Estimate(r, r - h, r + h, int(round(total)), conf, "ratio (cluster)")
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,635 @@
+"""fastsheng report / compare: every table recomputed independently from the raw Parquet, the
+paired comparison on identical and on clearly different variants, and the HTML checked in a real
+headless Chromium (skipped only when no Chromium is installed).
+
+Two kinds of runs are used: *synthetic* runs, written by the real runner and dataset code with a
+small stand-in batch function (known ground truth, deals drawn first so that two rule variants
+with the same seed see the same deals), and, when the engine is built, *real* runs of
+``fastsheng.hands.play_batch``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from fastsheng import report
+from fastsheng.rules import get_rules
+from fastsheng.runner import RunSpec, run
+
+try:
+    from fastsheng import level_outcome
+except ImportError:
+    from fastsheng._core import level_outcome
+
+# --------------------------------------------------------------------------------------------
+# A synthetic batch function: same output form as fastsheng.hands.play_batch (a subset of its
+# columns), deal-dependent draws first, the rules used only for the level outcome.
+
+_MULT = {"single": 2, "pair": 4, "tractor": 8, "throw": 3}
+
+
+def fake_batch(rules, bots, seed, batch, size, *, mode="hands", level="2", tricks=False):
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(batch,)))
+    kitty_points = rng.choice([0, 5, 10, 15, 20, 25, 30], size=size)
+    dealer = rng.integers(0, 4, size)
+    trick = rng.integers(0, 37, size) * 5
+    kinds = rng.choice(list(_MULT), size=size, p=[0.55, 0.3, 0.1, 0.05])
+    cap = rng.random(size) < 0.25
+    declarer = np.where(rng.random(size) < 0.95, rng.integers(0, 4, size), -1)
+    trump = rng.choice(["S", "H", "C", "D", "NT"], size=size, p=[0.23, 0.23, 0.23, 0.23, 0.08])
+    overcalls = rng.poisson(0.3, size)
+    throws = rng.poisson(0.8, size)
+    failed = rng.binomial(throws, 0.2)
+    buried = np.minimum(kitty_points, rng.choice([0, 5, 10], size=size))
+    mult = np.array([_MULT[k] for k in kinds])
+    bonus = np.where(cap, mult * buried, 0)
+    pen = -10 * failed * (rng.random(size) < 0.5)
+    total = np.maximum(0, trick + bonus + pen)
+    outcome = [level_outcome(rules, int(t)) for t in total]
+    hands = pa.table(
+        {
+            "hand_id": batch * 1000 + np.arange(size),
+            "level": np.full(size, level),
+            "dealer": dealer,
+            "declarer": declarer,
+            "trump": trump,
+            "overcalls": overcalls,
+            "declarations": overcalls + (declarer >= 0),
+            "kitty_points": kitty_points,
+            "kitty_buried_points": buried,
+            "defender_trick_points": trick,
+            "last_lead_kind": kinds,
+            "kitty_captured": cap,
+            "kitty_multiplier": mult,
+            "kitty_bonus": bonus,
+            "throws": throws,
+            "failed_throws": failed,
+            "penalty": pen,
+            "defenders_total": total,
+            "winner": [o[0] for o in outcome],
+            "level_change": [o[1] for o in outcome],
+        }
+    )
+    return {"hands": hands}
+
+
+def _fake_run(path: Path, rules, seed: int, n: int = 4000) -> Path:
+    spec = RunSpec(rules=rules, bots=("basic",) * 4, seed=seed, n=n, batch_size=1000)
+    run(spec, str(path), workers=0, batch_fn=fake_batch)
+    return path
+
+
+def _engine_available() -> bool:
+    try:
+        import fastsheng.hands  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("runs")
+    std = get_rules("standard")
+    sup = std.replace(level_table="super", name="standard-super-table")
+    return {
+        "a": _fake_run(base / "a", std, seed=1),
+        "a_again": _fake_run(base / "a_again", std, seed=1),
+        "a_other_seed": _fake_run(base / "a_other_seed", std, seed=2),
+        "super_table": _fake_run(base / "super_table", sup, seed=1),
+    }
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory):
+    if not _engine_available():
+        pytest.skip("fastsheng.hands (the engine) is not built yet")
+    from fastsheng.hands import BOTS
+
+    path = tmp_path_factory.mktemp("real") / "run"
+    bot = "expert" if "expert" in BOTS else next(iter(BOTS))
+    spec = RunSpec(rules=get_rules("standard"), bots=(bot,) * 4, seed=7, n=2000, batch_size=500)
+    run(spec, str(path), workers=0)
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Independent recomputation helpers (no fastsheng.stats: the formulas written out again)
+
+
+def raw_hands(path: Path) -> pd.DataFrame:
+    """The hands table straight from the Parquet parts."""
+    parts = sorted((path / "hands").glob("part-*.parquet"))
+    return pa.concat_tables([pq.read_table(p) for p in parts]).to_pandas()
+
+
+def col(df: pd.DataFrame, canon: str) -> str:
+    """The simulator's name of a canonical column (the one mapping shared with report.py)."""
+    for name in report.HAND_COLUMNS[canon]:
+        if name in df.columns:
+            return name
+    raise KeyError(canon)
+
+
+def has(df: pd.DataFrame, canon: str) -> bool:
+    return any(name in df.columns for name in report.HAND_COLUMNS[canon])
+
+
+def wilson_ref(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float, float]:
+    p = k / n
+    centre = (k + z * z / 2) / (n + z * z)
+    half = z * math.sqrt(n) / (n + z * z) * math.sqrt(p * (1 - p) + z * z / (4 * n))
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+
+
+def check_prop(row, k: int, n: int, est="p"):
+    p, lo, hi = wilson_ref(k, n)
+    assert int(row["n"]) == n
+    assert row[est] == pytest.approx(p, abs=1e-12)
+    assert row[f"{est}_lo"] == pytest.approx(lo, abs=1e-9)
+    assert row[f"{est}_hi"] == pytest.approx(hi, abs=1e-9)
+
+
+def check_mean(row, x: np.ndarray, est="mean"):
+    """Mean exact; the bootstrap interval close to the normal one (n is large here)."""
+    x = np.asarray(x, dtype=float)
+    assert int(row["n"]) == x.size
+    assert row[est] == pytest.approx(x.mean(), rel=1e-12, abs=1e-12)
+    half = 1.96 * x.std(ddof=1) / math.sqrt(x.size)
+    tol = 0.15 * half + 1e-9
+    assert row[f"{est}_lo"] == pytest.approx(x.mean() - half, abs=tol)
+    assert row[f"{est}_hi"] == pytest.approx(x.mean() + half, abs=tol)
+
+
+def by_key(df: pd.DataFrame, key: str) -> dict:
+    return {r[key]: r for r in df.to_dict("records")}
+
+
+# --------------------------------------------------------------------------------------------
+# report: every table recomputed from the raw Parquet
+
+
+def _check_report_against_raw(path: Path, rules) -> None:
+    raw = raw_hands(path)
+    n = len(raw)
+    rep = report.compute_report(report.load_run(path), figures=False)
+    names = {t.name for t in rep.tables}
+    total = raw[col(raw, "defenders_total")].to_numpy(float)
+    win = raw[col(raw, "winner")].astype(str).str.lower().to_numpy()
+    dealer_won = np.char.startswith(win.astype(str), "dealer")
+    trump = raw[col(raw, "trump")].astype(str).to_numpy()
+    nt = np.isin(trump, ["NT", "nt"])
+
+    # headline
+    head = by_key(rep.table("headline").df, "metric")
+    check_mean(head["defenders' total points (mean)"], total, "estimate")
+    check_prop(head["dealer side wins the hand"], int(dealer_won.sum()), n, "estimate")
+    check_prop(head["no-trump hands"], int(nt.sum()), n, "estimate")
+
+    # defenders' points by trump kind: n, mean, sd, quantiles
+    tab = by_key(rep.table("points_by_trump").df, "trump")
+    for label, mask in (("all", np.ones(n, bool)), ("suit", ~nt), ("no trump", nt)):
+        if not mask.any():
+            continue
+        x = total[mask]
+        row = tab[label]
+        check_mean(row, x)
+        assert row["sd"] == pytest.approx(x.std(ddof=1))
+        xs = np.sort(x)
+        for q, name in ((0.1, "q10"), (0.25, "q25"), (0.5, "median"), (0.75, "q75"), (0.9, "q90")):
+            assert row[name] == xs[math.ceil(q * x.size) - 1]
+
+    # histogram
+    hist = rep.table("points_histogram").df
+    values, counts = np.unique(total, return_counts=True)
+    assert hist["defenders_total"].tolist() == values.tolist()
+    assert hist["all"].tolist() == counts.tolist()
+
+    # level change: outcome labels from (winner, level_change)
+    lc = np.abs(raw[col(raw, "level_change")].to_numpy(int))
+    labels = [
+        f"dealer +{k}" if d else ("defenders take over" if k == 0 else f"defenders +{k}")
+        for d, k in zip(dealer_won, lc, strict=True)
+    ]
+    expect = pd.Series(labels).value_counts()
+    got = by_key(rep.table("level_change").df, "outcome")
+    assert set(got) == set(expect.index)
+    for label, k in expect.items():
+        check_prop(got[label], int(k), n)
+    # ... and they agree with the rules' level table
+    for t, d, k in zip(total, dealer_won, lc, strict=True):
+        side, levels = level_outcome(rules, int(t))
+        assert (side == "dealer") == d and levels == k
+
+    # dealer-side win rate by trump kind
+    dw = by_key(rep.table("dealer_win").df, "group")
+    check_prop(dw["all hands"], int(dealer_won.sum()), n)
+    if (~nt).any():
+        check_prop(dw["trump suit"], int(dealer_won[~nt].sum()), int((~nt).sum()))
+
+    # kitty
+    if has(raw, "kitty_captured"):
+        cap = raw[col(raw, "kitty_captured")].to_numpy(bool)
+        kt = by_key(rep.table("kitty").df, "metric")
+        check_prop(kt["capture probability"], int(cap.sum()), n, "estimate")
+        if has(raw, "kitty_buried"):
+            check_mean(kt["points buried by the dealer"], raw[col(raw, "kitty_buried")], "estimate")
+        bonus = raw[col(raw, "kitty_bonus")].to_numpy(float)
+        check_mean(kt["kitty bonus per hand (all hands)"], bonus, "estimate")
+        if cap.sum() > 1:
+            check_mean(kt["kitty bonus per capture"], bonus[cap], "estimate")
+        # decided by the kitty: the level outcome without the bonus, row by row
+        decides = flips = 0
+        for t, b in zip(total.astype(int), bonus.astype(int), strict=True):
+            with_b = level_outcome(rules, int(t))
+            without = level_outcome(rules, max(0, int(t) - int(b)))
+            decides += with_b != without
+            flips += with_b[0] != without[0]
+        check_prop(
+            kt["hands decided by the kitty: level outcome differs without the bonus"],
+            decides,
+            n,
+            "estimate",
+        )
+        check_prop(kt["  ... of which the winning side flips"], flips, n, "estimate")
+        # by the last trick's lead kind
+        kinds = raw[col(raw, "last_lead_kind")].astype(str).to_numpy()
+        kb = by_key(rep.table("kitty_by_lead").df, "last_lead_kind")
+        assert set(kb) == set(np.unique(kinds))
+        for kind in np.unique(kinds):
+            m = kinds == kind
+            check_prop(kb[kind], int(cap[m].sum()), int(m.sum()))
+
+    # throws
+    if has(raw, "throws"):
+        t = raw[col(raw, "throws")].to_numpy(float)
+        f = raw[col(raw, "failed_throws")].to_numpy(float)
+        th = by_key(rep.table("throws").df, "metric")
+        check_prop(th["hands with a throw"], int((t > 0).sum()), n, "estimate")
+        check_prop(th["hands with a failed throw"], int((f > 0).sum()), n, "estimate")
+        assert th["throws per hand"]["estimate"] == pytest.approx(t.mean())
+        r = th["failure rate per throw"]
+        assert r["estimate"] == pytest.approx(f.sum() / t.sum())
+        assert int(r["n"]) == int(t.sum())
+        assert r["estimate_lo"] < r["estimate"] < r["estimate_hi"]
+
+    # declarations: who declared relative to the dealer, overcalls, no trump
+    dec = by_key(
+        rep.table("declarations").df.assign(key=lambda d: d["question"] + "|" + d["answer"]), "key"
+    )
+    declarer = raw[col(raw, "declarer")].fillna(-1).to_numpy(int)
+    dealer = raw[col(raw, "dealer")].to_numpy(int)
+    rel = (declarer - dealer) % 4
+    roles = np.where(
+        declarer < 0,
+        "nobody",
+        np.where(rel == 0, "dealer", np.where(rel == 2, "dealer's partner", "defender")),
+    )
+    for role in np.unique(roles):
+        check_prop(dec[f"who declared trump|{role}"], int((roles == role).sum()), n)
+    if has(raw, "overcalls"):
+        oc = raw[col(raw, "overcalls")].to_numpy(int)
+        check_prop(dec["at least one overcall|yes"], int((oc > 0).sum()), n)
+    check_prop(dec["no-trump hand|yes"], int(nt.sum()), n)
+    assert {"headline", "points_by_trump", "level_change", "dealer_win"} <= names
+
+
+def test_report_tables_match_raw_parquet_synthetic(runs):
+    _check_report_against_raw(runs["a"], get_rules("standard"))
+    _check_report_against_raw(
+        runs["super_table"], get_rules("standard").replace(level_table="super")
+    )
+
+
+def test_report_tables_match_raw_parquet_real(real_run):
+    _check_report_against_raw(real_run, get_rules("standard"))
+
+
+def test_report_command_writes_html_and_csv(runs, tmp_path, capsys):
+    out = tmp_path / "rep"
+    rep = report.report_command(runs["a"], out)
+    printed = capsys.readouterr().out
+    assert "dealer side wins the hand" in printed and "index.html" in printed
+    html_text = (out / "index.html").read_text()
+    assert html_text.startswith("<!DOCTYPE html>")
+    assert html_text.count("data:image/png;base64,") == len(rep.figures) >= 3
+    assert "<script" not in html_text and "http://" not in html_text.replace(
+        "http://www.w3.org", ""
+    )
+    for t in rep.tables:
+        csv = pd.read_csv(out / f"{t.name}.csv")
+        assert list(csv.columns) == [str(c) for c in t.df.columns]
+        assert len(csv) == len(t.df)
+        num = t.df.select_dtypes("number").columns
+        np.testing.assert_allclose(
+            csv[[str(c) for c in num]].to_numpy(float), t.df[num].to_numpy(float), rtol=1e-9
+        )
+    # default output folder: RUN/report
+    report.report_command(runs["a"], quiet=True)
+    assert (runs["a"] / "report" / "index.html").is_file()
+
+
+# --------------------------------------------------------------------------------------------
+# compare
+
+
+def test_compare_identical_variants_same_deals_finds_nothing(runs):
+    rep = report.compute_compare(
+        report.load_run(runs["a"]), report.load_run(runs["a_again"]), figures=False
+    )
+    d = rep.table("headline").df
+    assert len(d) >= 10
+    assert (d["diff"] == 0).all() and (d["diff_lo"] <= 0).all() and (d["diff_hi"] >= 0).all()
+    assert not d["excludes_0"].any()
+    assert rep.meta["deal_check"]["same_share"] == 1.0
+
+
+def test_compare_identical_variants_other_seed_interval_covers_zero(runs):
+    """Same rules, independent deals (seed 1 vs 2, paired by hand_id but independent): the
+    main metrics' intervals cover 0, and the MDE is the formula (1.96 + 0.8416) sd / sqrt(n)."""
+    rep = report.compute_compare(
+        report.load_run(runs["a"]), report.load_run(runs["a_other_seed"]), figures=False
+    )
+    d = by_key(rep.table("headline").df, "metric")
+    for metric in ("defenders' total", "dealer side wins", "kitty captured", "kitty bonus"):
+        assert d[metric]["diff_lo"] <= 0 <= d[metric]["diff_hi"], metric
+    a, b = raw_hands(runs["a"]), raw_hands(runs["a_other_seed"])
+    diff = a["defenders_total"].to_numpy(float) - b["defenders_total"].to_numpy(float)
+    row = d["defenders' total"]
+    assert row["diff"] == pytest.approx(diff.mean())
+    assert row["mde"] == pytest.approx(2.8016 * diff.std(ddof=1) / math.sqrt(diff.size), rel=1e-4)
+    assert rep.meta["deal_check"]["same_share"] < 0.5
+
+
+def test_compare_different_level_tables_finds_the_difference(runs):
+    rep = report.compute_compare(
+        report.load_run(runs["a"]), report.load_run(runs["super_table"]), figures=False
+    )
+    d = by_key(rep.table("headline").df, "metric")
+    # same deals, same play: the points are identical ...
+    assert d["defenders' total"]["diff"] == 0
+    # ... but the super table gives the dealer side more levels for the same total
+    row = d["dealer side levels gained"]
+    assert row["excludes_0"] and row["diff_hi"] < 0
+    # recomputed from the raw Parquet
+    a, b = raw_hands(runs["a"]), raw_hands(runs["super_table"])
+
+    def dealer_gain(df):
+        dealer = df["winner"].astype(str).str.startswith("dealer").to_numpy()
+        return np.where(dealer, df["level_change"].to_numpy(int), 0)
+
+    diff = dealer_gain(a) - dealer_gain(b)
+    assert row["diff"] == pytest.approx(diff.mean())
+    assert row["n"] == len(diff)
+    lc = by_key(rep.table("level_change").df, "outcome")
+    assert lc["dealer +6"]["p_a"] == 0 and lc["dealer +6"]["p_b"] > 0
+
+
+def test_compare_command_writes_output(runs, tmp_path, capsys):
+    out = tmp_path / "cmp"
+    report.compare_command([runs["a"], runs["super_table"]], out=out)
+    printed = capsys.readouterr().out
+    assert "dealer side levels gained" in printed
+    assert (out / "index.html").is_file() and (out / "headline.csv").is_file()
+    with pytest.raises(ValueError):
+        report.compare_command([runs["a"]], out=out)
+
+
+def test_compare_command_simulates_both_variants(tmp_path):
+    """compare --rules a --rules b: two runs with the same seed, n and batch size."""
+    out = tmp_path / "cmp"
+    rep = report.compare_command(
+        rules=["standard", "super"],
+        n=1500,
+        seed=3,
+        batch_size=500,
+        out=out,
+        workers=0,
+        quiet=True,
+        batch_fn=fake_batch,
+    )
+    ma = json.loads((out / "runs" / "standard" / "run.json").read_text())
+    mb = json.loads((out / "runs" / "super" / "run.json").read_text())
+    assert (ma["seed"], ma["n"], ma["batch_size"]) == (mb["seed"], mb["n"], mb["batch_size"])
+    assert rep.meta["deal_check"]["same_share"] == 1.0
+    assert (out / "index.html").is_file()
+
+
+# --------------------------------------------------------------------------------------------
+# The HTML in a real browser: headless Chromium driven over the DevTools pipe
+
+
+def chromium_path() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
+
+
+class DevTools:
+    """Minimal Chrome DevTools Protocol client over ``--remote-debugging-pipe`` (fd 3: commands
+    in, fd 4: answers out, NUL-separated JSON). No extra package needed."""
+
+    def __init__(self, exe: str, width: int = 1200, height: int = 900):
+        r_in, w_in = os.pipe()
+        r_out, w_out = os.pipe()
+        self.profile = tempfile.mkdtemp(prefix="fastsheng-chromium-")
+
+        def child_fds():
+            a, b = os.dup(r_in), os.dup(w_out)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        self.proc = subprocess.Popen(
+            [
+                exe,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                f"--user-data-dir={self.profile}",
+                "--remote-debugging-pipe",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
+            pass_fds=(3, 4, r_in, w_out),
+            preexec_fn=child_fds,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(r_in)
+        os.close(w_out)
+        self.w, self.r = w_in, r_out
+        self.buf = b""
+        self.next_id = 0
+        self.events: list[dict] = []
+
+    def _read(self, deadline: float) -> dict:
+        while b"\0" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("Chromium did not answer in time")
+            ready, _, _ = select.select([self.r], [], [], left)
+            if ready:
+                chunk = os.read(self.r, 1 << 20)
+                if not chunk:
+                    raise EOFError("Chromium closed the DevTools pipe")
+                self.buf += chunk
+        msg, _, self.buf = self.buf.partition(b"\0")
+        return json.loads(msg)
+
+    def send(self, method: str, params=None, session=None, timeout: float = 30.0) -> dict:
+        self.next_id += 1
+        mid = self.next_id
+        m = {"id": mid, "method": method, "params": params or {}}
+        if session:
+            m["sessionId"] = session
+        os.write(self.w, json.dumps(m).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = self._read(deadline)
+            if msg.get("id") == mid:
+                if "error" in msg:
+                    raise RuntimeError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+            self.events.append(msg)
+
+    def wait_event(self, method: str, timeout: float = 30.0) -> dict:
+        for i, e in enumerate(self.events):
+            if e.get("method") == method:
+                return self.events.pop(i)
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = self._read(deadline)
+            if msg.get("method") == method:
+                return msg
+            self.events.append(msg)
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close", timeout=5)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for fd in (self.w, self.r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def load_in_chromium(url: str, screenshot: Path | None = None) -> dict:
+    """Open ``url``; return the title, every image's load state, the number of tables and every
+    console error/warning, uncaught exception and failed load."""
+    exe = chromium_path()
+    assert exe is not None
+    c = DevTools(exe)
+    try:
+        target = c.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        sid = c.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            c.send(f"{domain}.enable", session=sid)
+        c.send("Page.navigate", {"url": url}, session=sid)
+        c.wait_event("Page.loadEventFired")
+        expr = """JSON.stringify({title: document.title,
+            images: Array.from(document.images).map(i => [i.alt, i.complete, i.naturalWidth]),
+            tables: document.querySelectorAll('table').length,
+            height: document.documentElement.scrollHeight})"""
+        res = c.send("Runtime.evaluate", {"expression": expr, "returnByValue": True}, session=sid)
+        info = json.loads(res["result"]["value"])
+        if screenshot is not None:
+            clip = {"x": 0, "y": 0, "width": 1200, "height": min(info["height"], 8000), "scale": 1}
+            shot = c.send(
+                "Page.captureScreenshot",
+                {"format": "png", "captureBeyondViewport": True, "clip": clip},
+                session=sid,
+            )
+            screenshot.write_bytes(base64.b64decode(shot["data"]))
+        c.send("Runtime.evaluate", {"expression": "0"}, session=sid)  # flush pending events
+        errors = []
+        for e in c.events:
+            m, p = e.get("method"), e.get("params", {})
+            if m == "Runtime.exceptionThrown":
+                d = p["exceptionDetails"]
+                errors.append(d.get("exception", {}).get("description") or d.get("text", "?"))
+            elif m == "Runtime.consoleAPICalled" and p.get("type") in (
+                "error",
+                "assert",
+                "warning",
+            ):
+                errors.append(
+                    " ".join(
+                        str(a.get("value", a.get("description", ""))) for a in p.get("args", [])
+                    )
+                )
+            elif m == "Log.entryAdded" and p["entry"].get("level") in ("error", "warning"):
+                errors.append(p["entry"].get("text", ""))
+            elif m == "Network.loadingFailed":
+                errors.append(f"load failed: {p.get('errorText')}")
+        info["errors"] = errors
+        return info
+    finally:
+        c.close()
+
+
+needs_chromium = pytest.mark.skipif(
+    chromium_path() is None,
+    reason="Chromium is not installed (apt-get install -y chromium); CI installs it",
+)
+
+
+@needs_chromium
+def test_browser_check_catches_errors(tmp_path):
+    """The checker itself: a page with a broken image and a script error is caught."""
+    bad = tmp_path / "bad.html"
+    bad.write_text(
+        "<!DOCTYPE html><html><head><title>bad</title></head><body>"
+        '<img alt="gone" src="missing.png"><script>console.error("boom");'
+        "notAFunction();</script></body></html>"
+    )
+    info = load_in_chromium(bad.as_uri())
+    assert info["title"] == "bad"
+    assert info["images"][0][2] == 0
+    assert any("boom" in e for e in info["errors"])
+    assert any("notAFunction" in e for e in info["errors"])
+
+
+@needs_chromium
+def test_report_and_compare_html_render_in_chromium(runs, tmp_path):
+    rep_dir, cmp_dir = tmp_path / "report", tmp_path / "compare"
+    rep = report.report_command(runs["a"], rep_dir, quiet=True)
+    cmp = report.compare_command([runs["a"], runs["super_table"]], out=cmp_dir, quiet=True)
+    for folder, r in ((rep_dir, rep), (cmp_dir, cmp)):
+        shot = folder / "screenshot.png"
+        info = load_in_chromium((folder / "index.html").as_uri(), shot)
+        assert info["errors"] == []
+        assert info["title"] == r.title
+        assert info["tables"] == len(r.tables)
+        assert len(info["images"]) == len(r.figures) > 0
+        assert all(complete and width > 0 for _, complete, width in info["images"])
+        png = shot.read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
