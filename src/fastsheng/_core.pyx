@@ -302,9 +302,10 @@ cdef bint pack(int* cnt, int nkeys, const int* lens, int m) noexcept nogil:
     return False
 
 
-cdef u64 tractor_match(const ctx_t* c, const shape_t* s, hand_t x) noexcept nogil:
+cdef u64 tractor_match(const ctx_t* c, const shape_t* s, int e, hand_t x) noexcept nogil:
     """The lexicographically largest set of the lead's tractors (bit m-1-i for tractor i, so that
-    larger numbers are lexicographically larger) that fit disjointly into x's pairs."""
+    larger numbers are lexicographically larger) that fit disjointly into x's pairs of effective
+    suit e (the lead's suit, or trump for a play that trumps in)."""
     cdef int cnt[24]
     cdef int chosen[12]
     cdef int nchosen = 0, i, m = s.ntractors
@@ -314,11 +315,11 @@ cdef u64 tractor_match(const ctx_t* c, const shape_t* s, hand_t x) noexcept nogi
     if m > 12:
         m = 12
     if m == 1:
-        return 1 if run_starts(pair_key_bits(c, s.eff, x), s.tlen[0]) else 0
-    pair_counts(c, s.eff, x, cnt)
+        return 1 if run_starts(pair_key_bits(c, e, x), s.tlen[0]) else 0
+    pair_counts(c, e, x, cnt)
     for i in range(m):
         chosen[nchosen] = s.tlen[i]
-        if pack(cnt, c.nkeys[s.eff], chosen, nchosen + 1):
+        if pack(cnt, c.nkeys[e], chosen, nchosen + 1):
             nchosen += 1
             result |= (<u64>1) << (m - 1 - i)
     return result
@@ -408,18 +409,18 @@ cdef bint follow_ok(const ctx_t* c, const shape_t* s, hand_t hand, hand_t play) 
         hp = s.npairs
     if popcount(play.two) < hp:
         return False
-    if s.ntractors > 0 and tractor_match(c, s, play) != tractor_match(c, s, he):
+    if s.ntractors > 0 and tractor_match(c, s, s.eff, play) != tractor_match(c, s, s.eff, he):
         return False
     return True
 
 
-cdef inline bint has_shape(const ctx_t* c, const shape_t* s, hand_t x) noexcept nogil:
-    """Does x (all of one effective suit) answer every unit of the lead?"""
+cdef inline bint has_shape(const ctx_t* c, const shape_t* s, int e, hand_t x) noexcept nogil:
+    """Does x (all of effective suit e) answer every unit of the lead?"""
     if popcount(x.two) < s.npairs:
         return False
     if s.ntractors == 0:
         return True
-    return tractor_match(c, s, x) == ((<u64>1) << (s.ntractors if s.ntractors < 12 else 12)) - 1
+    return tractor_match(c, s, e, x) == ((<u64>1) << (s.ntractors if s.ntractors < 12 else 12)) - 1
 
 
 cdef int assign_units(const ctx_t* c, const shape_t* s, int e, hand_t x, int* keys) noexcept nogil:
@@ -493,7 +494,7 @@ cdef int trick_winner(const ctx_t* c, const hand_t* plays, int nplays, int barre
             continue
         if e != s.eff and not (e == TRUMP and not (barred >> i) & 1):
             continue
-        if not has_shape(c, &s, plays[i]):
+        if not has_shape(c, &s, e, plays[i]):
             continue
         if e != win_eff:
             better = e == TRUMP     # trump over side suit; a side-suit play never beats trump
@@ -652,9 +653,9 @@ cdef list from_hand(hand_t h):
 
 
 def _rank_index(level):
-    if isinstance(level, int):
-        if 0 <= level < 13:
-            return level
+    if not isinstance(level, (str, bool)) and hasattr(level, "__index__"):
+        if 0 <= level.__index__() < 13:
+            return level.__index__()
     elif str(level).upper() in RANK_NAMES:
         return RANK_NAMES.index(str(level).upper())
     raise ValueError(f"unknown level {level!r}; expected one of {', '.join(RANK_NAMES)}")

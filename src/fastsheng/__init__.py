@@ -1,0 +1,36 @@
+"""fastsheng: a fast, faithful simulator of 双升 (Shengji / Tractor / 80分).
+
+The flat public API. Rules are in docs/rules.md; the engine is a Cython core (``fastsheng._core``)
+checked against a plain-Python reference (``fastsheng.reference``).
+"""
+
+from fastsheng._core import Context
+from fastsheng._core import level_outcome as _core_level_outcome
+from fastsheng.cards import format_cards, parse_cards
+from fastsheng.errors import FastshengError, IllegalPlay, RulesError
+from fastsheng.rules import Rules, get_rules, list_presets, load_rules
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Context",
+    "FastshengError",
+    "IllegalPlay",
+    "Rules",
+    "RulesError",
+    "__version__",
+    "format_cards",
+    "get_rules",
+    "level_outcome",
+    "list_presets",
+    "load_rules",
+    "parse_cards",
+]
+
+
+def level_outcome(rules: Rules, defender_points: int) -> tuple[str, int]:
+    """``("dealer", n)`` or ``("defenders", n)`` for the defenders' total; ``("defenders", 0)``
+    means the defenders only take over the deal (docs/rules.md §11)."""
+    if isinstance(defender_points, bool) or not isinstance(defender_points, int):
+        raise TypeError(f"defender_points must be an int, not {type(defender_points).__name__}")
+    return _core_level_outcome(rules, defender_points)
