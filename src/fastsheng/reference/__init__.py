@@ -1,6 +1,23 @@
 """Plain-Python reference implementation of the rules (docs/rules.md): the oracle the Cython
 core is tested against. Clarity over speed."""
 
+from fastsheng.reference.declare import (
+    Call,
+    available_shows,
+    can_declare,
+    describe_call,
+    standing_call,
+)
+from fastsheng.reference.levels import (
+    advance,
+    cap_winner,
+    hand_levels,
+    level_outcome,
+    match_won,
+    next_dealer,
+)
 from fastsheng.reference.play import TRUMP, Context, Shape, Unit
 
 __all__ = ["TRUMP", "Context", "Shape", "Unit"]
+__all__ += ["Call", "available_shows", "can_declare", "describe_call", "standing_call"]
+__all__ += ["advance", "cap_winner", "hand_levels", "level_outcome", "match_won", "next_dealer"]
