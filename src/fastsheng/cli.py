@@ -1,0 +1,555 @@
+"""The ``fastsheng`` command: ``sim``, ``rules list|show``, ``replay``, ``--version``.
+
+User mistakes (a bad count, an unknown preset or bot, a malformed rules file, an output folder
+that exists, an unreachable scheduler, a corrupt part...) print one line ``error: ...`` on stderr
+and exit with code 2, never a traceback. Ctrl-C exits with code 130 after keeping every finished
+batch, and says how to resume.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import secrets
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from fastsheng import progress as _progress
+from fastsheng.errors import FastshengError
+
+__all__ = ["app", "main", "parse_count"]
+
+app = typer.Typer(
+    name="fastsheng",
+    help="A fast simulator of 双升 (Shengji / Tractor): millions of bot-played hands into Parquet.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+rules_app = typer.Typer(help="The rule presets and rules files.", no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class UserError(FastshengError):
+    """A mistake in the command line."""
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing helpers
+
+
+_COUNT = re.compile(r"^[+]?(\d[\d_]*)(?:\.(\d*))?(?:[eE]([+]?\d+))?$")
+
+
+def parse_count(text: str, what: str = "-n", *, minimum: int = 1) -> int:
+    """``"1e6"``, ``"1_000_000"``, ``"1000000"``, ``"2.5e3"`` -> int; ValueError naming ``what``
+    for anything that is not a whole number >= ``minimum``."""
+    raw = str(text).strip()
+    m = _COUNT.match(raw)
+    if not m or m.group(1).endswith("_") or "__" in m.group(1):
+        if re.match(r"^-\s*\d", raw):
+            raise UserError(f"{what} must be at least {minimum}, not {raw}")
+        raise UserError(
+            f"{what} must be a whole number like 1000000, 1_000_000 or 1e6, not {raw!r}"
+        )
+    digits, frac, exp = m.group(1).replace("_", ""), m.group(2) or "", int(m.group(3) or 0)
+    # exact decimal arithmetic: mantissa digits shifted by the exponent
+    frac = frac.rstrip("0")
+    if len(frac) > exp:
+        raise UserError(f"{what} must be a whole number, not {raw}")
+    value = int(digits + frac) * 10 ** (exp - len(frac))
+    if value < minimum:
+        raise UserError(f"{what} must be at least {minimum}, not {raw}")
+    return value
+
+
+def parse_bots(text: str) -> tuple[str, str, str, str]:
+    """``"expert"`` (all four seats) or ``"expert,basic,expert,basic"`` (seat 0 first)."""
+    from fastsheng.runner import known_bots
+
+    names = [b.strip().lower() for b in text.split(",")]
+    if len(names) == 1:
+        names *= 4
+    if len(names) != 4 or not all(names):
+        raise UserError(f"--bots takes one bot name or four (one per seat), not {text!r}")
+    known = known_bots()
+    for name in names:
+        if known and name not in known:
+            raise UserError(f"unknown bot {name!r}; bots: {', '.join(known)}")
+    return tuple(names)  # type: ignore[return-value]
+
+
+def short_count(n: int) -> str:
+    """1000000 -> "1e6", 2500000 -> "2.5e6", 1234 -> "1234" (for folder names)."""
+    if n >= 10_000:
+        exp = int(math.log10(n))
+        while exp > 0 and n % 10**exp:
+            exp -= 1
+        if exp >= 4 or (exp >= 3 and n // 10**exp < 10):
+            mant = n / 10 ** int(math.log10(n))
+            if mant == int(mant) or len(f"{mant:g}") <= 4:
+                return f"{mant:g}e{int(math.log10(n))}"
+    return str(n)
+
+
+def default_out(spec) -> Path:
+    """``runs/<rules>-<bots>-<n>[-matches]-s<seed>`` under the current folder."""
+    rules = re.sub(r"[^A-Za-z0-9_.-]+", "_", spec.rules_name).removesuffix(".toml")
+    bots = spec.bots[0] if len(set(spec.bots)) == 1 else "-".join(spec.bots)
+    mode = "-matches" if spec.mode == "matches" else ""
+    return Path("runs") / f"{rules}-{bots}-{short_count(spec.n)}{mode}-s{spec.seed}"
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        from fastsheng import __version__
+
+        typer.echo(f"fastsheng {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version_callback, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """fastsheng: simulate 双升 at scale. `fastsheng sim -n 1e6` is the main job."""
+
+
+# --------------------------------------------------------------------------------------------
+# sim
+
+
+@app.command()
+def sim(
+    n: Annotated[
+        str | None,
+        typer.Option(
+            "-n", "--count", help="Hands to play (matches with --mode matches): 1e6, 1_000_000."
+        ),
+    ] = None,
+    rules: Annotated[
+        str | None, typer.Option("--rules", "-r", help="A preset name or a .toml rules file.")
+    ] = None,
+    bots: Annotated[
+        str | None,
+        typer.Option(
+            "--bots", "-b", help="One bot for all seats, or four: expert,basic,expert,basic."
+        ),
+    ] = None,
+    seed: Annotated[
+        str | None,
+        typer.Option(
+            "--seed", "-s", help="Seed of the run (default: drawn at random, printed, recorded)."
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", "-w", help="Local worker processes (default: every core; 0 in-process)."
+        ),
+    ] = None,
+    out: Annotated[
+        str | None,
+        typer.Option("--out", "-o", help="Output folder or fsspec URL (default: ./runs/<name>)."),
+    ] = None,
+    mode: Annotated[str | None, typer.Option("--mode", help="hands (default) or matches.")] = None,
+    level: Annotated[
+        str | None,
+        typer.Option("--level", help="Level of every hand, 2..A or random (hands mode)."),
+    ] = None,
+    tricks: Annotated[
+        bool, typer.Option("--tricks", help="Also write the per-trick table.")
+    ] = False,
+    batch_size: Annotated[
+        str | None,
+        typer.Option(
+            "--batch-size", help="Hands (matches) per batch and part file (default 10000 / 500)."
+        ),
+    ] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Finish the run in --out.")] = False,
+    scheduler: Annotated[
+        str | None, typer.Option("--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT.")
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress and no summary.")
+    ] = False,
+) -> None:
+    """Play N hands (or matches) with bots and write them to a Parquet dataset."""
+    from fastsheng import runner
+    from fastsheng.runner import DEFAULT_BATCH_SIZE, RunSpec
+
+    given: dict[str, Any] = {}
+    if n is not None:
+        given["n"] = parse_count(n, "-n")
+    if rules is not None:
+        from fastsheng.rules import rules_from_spec
+
+        given["rules"] = rules_from_spec(rules)
+    if bots is not None:
+        given["bots"] = parse_bots(bots)
+    if seed is not None:
+        given["seed"] = parse_count(seed, "--seed", minimum=0)
+    if mode is not None:
+        if mode not in runner.MODES:
+            raise UserError(f"unknown --mode {mode!r}; modes: {', '.join(runner.MODES)}")
+        given["mode"] = mode
+    if level is not None:
+        if level.upper() not in runner.LEVELS and level.lower() != "random":
+            raise UserError(f"unknown --level {level!r}; levels: 2..10, J, Q, K, A or random")
+        given["level"] = level.lower() if level.lower() == "random" else level.upper()
+    if tricks:
+        given["tricks"] = True
+    if batch_size is not None:
+        given["batch_size"] = parse_count(batch_size, "--batch-size")
+    if workers is not None and workers < 0:
+        raise UserError(f"--workers must be 0 or more, not {workers}")
+
+    if resume:
+        if out is None:
+            if "seed" not in given or "n" not in given:
+                raise UserError("--resume needs --out RUN (the folder of the run to finish)")
+        if out is not None:
+            from fastsheng.dataset import Storage, read_manifest
+
+            storage = Storage(out)
+            if not storage.exists():
+                raise UserError(f"{out}: nothing to resume (no such run folder)")
+            base = read_manifest(storage)
+            spec_kw = _spec_kwargs_from_manifest(base)
+            spec_kw.update(given)
+        else:
+            spec_kw = given
+    else:
+        spec_kw = given
+    if "n" not in spec_kw:
+        raise UserError("missing -n: how many hands to play, e.g. -n 1e6")
+    spec_kw.setdefault("mode", "hands")
+    if spec_kw["mode"] == "matches" and spec_kw.get("level", "2") != "2" and "level" in given:
+        raise UserError("--level applies to --mode hands (matches start at the rules' start rank)")
+    if "rules" not in spec_kw:
+        from fastsheng.rules import get_rules
+
+        spec_kw["rules"] = get_rules("standard")
+    spec_kw.setdefault("bots", ("expert",) * 4)
+    spec_kw.setdefault("level", "2")
+    spec_kw.setdefault("tricks", False)
+    spec_kw.setdefault("batch_size", DEFAULT_BATCH_SIZE[spec_kw["mode"]])
+    seed_drawn = "seed" not in spec_kw
+    if seed_drawn:
+        spec_kw["seed"] = secrets.randbelow(2**32)
+    spec = RunSpec(**spec_kw)
+    target = str(out) if out is not None else str(default_out(spec))
+
+    reporter = _progress.make_reporter(quiet=quiet)
+    reporter.seed_drawn = seed_drawn
+    try:
+        result = runner.run(
+            spec,
+            target,
+            workers=workers,
+            scheduler=scheduler,
+            resume=resume,
+            on_event=reporter,
+        )
+    except runner.RunInterrupted as exc:
+        reporter.close()
+        typer.echo(
+            f"interrupted: {exc.done} of {exc.total} batches kept in {exc.out}; finish with: "
+            f"fastsheng sim --out {exc.out} --resume",
+            err=True,
+        )
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except runner.BatchFailed as exc:
+        reporter.close()
+        if exc.remote_traceback:
+            typer.echo(exc.remote_traceback.rstrip(), err=True)
+        typer.echo(
+            f"error: {exc}; finished batches are kept in {target} (--resume finishes the run)",
+            err=True,
+        )
+        raise typer.Exit(1) from None
+    finally:
+        reporter.close()
+    if quiet:
+        typer.echo(result.out)
+        return
+    typer.echo(summary_text(result))
+
+
+def _spec_kwargs_from_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
+    from fastsheng.rules import Rules
+
+    try:
+        return {
+            "rules": Rules.from_dict(manifest["rules"]),
+            "bots": tuple(manifest["bots"]),
+            "seed": manifest["seed"],
+            "n": manifest["n"],
+            "batch_size": manifest["batch_size"],
+            "mode": manifest["mode"],
+            "level": manifest["level"],
+            "tricks": manifest["tricks"],
+        }
+    except (KeyError, TypeError) as exc:
+        raise UserError(f"run.json lacks the field {exc}; is it a fastsheng run?") from None
+
+
+def summary_text(result) -> str:
+    """The one-screen summary printed after a run."""
+    from fastsheng.dataset import TABLES
+
+    m = result.manifest
+    stats = result.stats
+    unit = "matches" if m["mode"] == "matches" else "hands"
+    rows = stats.get(unit, 0)
+    lines = []
+    state = "complete" if result.complete else "INCOMPLETE"
+    lines.append(f"wrote {rows:,} {unit} to {result.out} ({state}, {len(m['batches'])} parts)")
+    if result.rows_run:
+        share = (
+            100.0 * result.write_seconds / (result.sim_seconds + result.write_seconds)
+            if result.sim_seconds + result.write_seconds > 0
+            else 0.0
+        )
+        lines.append(
+            f"  speed        {result.rate:,.0f} {unit}/s over {result.elapsed:.1f} s "
+            f"({result.rows_run:,} {unit} this session; writing {share:.0f}% of worker time)"
+        )
+    hands = stats.get("hands", 0)
+    if unit == "matches":
+        lines.append(
+            f"  hands        {hands:,} in {rows:,} matches ({hands / max(rows, 1):.1f} per match)"
+        )
+    if hands and "dealer_wins" in stats:
+        lines.append(f"  dealer side  won {100.0 * stats['dealer_wins'] / hands:.1f}% of hands")
+    if hands and "defender_points_sum" in stats:
+        lines.append(f"  defenders    {stats['defender_points_sum'] / hands:.1f} points on average")
+    if hands and "kitty_captures" in stats:
+        rate = 100.0 * stats["kitty_captures"] / hands
+        lines.append(f"  kitty        captured by the defenders in {rate:.1f}% of hands")
+    hist = stats.get("level_change")
+    if hands and hist:
+        parts = []
+        for key in sorted(hist, key=lambda k: int(k)):
+            k = int(key)
+            label = f"dealer +{k}" if k > 0 else ("take over" if k == 0 else f"defenders +{-k}")
+            parts.append(f"{label} {100.0 * hist[key] / hands:.1f}%")
+        lines.append("  levels       " + ", ".join(parts))
+    tables = [t for t in TABLES if t in m.get("tables", [])]
+    lines.append(f"read it:      pandas.read_parquet({str(Path(result.out) / tables[0])!r})")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# rules
+
+
+@rules_app.command("list")
+def rules_list() -> None:
+    """The rule presets, each with the rule document it comes from."""
+    from fastsheng import rules as rules_mod
+
+    labels = getattr(rules_mod, "PRESET_LABELS", {})
+    width = max(len(n) for n in rules_mod.list_presets())
+    for name in rules_mod.list_presets():
+        label = labels.get(name, "")
+        typer.echo(f"{name:<{width}}  {label}".rstrip())
+
+
+@rules_app.command("show")
+def rules_show(
+    spec: Annotated[
+        str, typer.Argument(metavar="NAME|FILE", help="A preset name or a .toml file.")
+    ],
+) -> None:
+    """Every switch of a preset or rules file, its value and the passage it comes from."""
+    from fastsheng.rules import describe_rules, rules_from_spec
+
+    r = rules_from_spec(spec)
+    rows = describe_rules(r)
+    typer.echo(f"rules {r.name}")
+    width = max(len(f) for f, _, _ in rows)
+    vwidth = max(len(_fmt_value(v)) for _, v, _ in rows)
+    for field, value, source in rows:
+        typer.echo(f"  {field:<{width}}  {_fmt_value(value):<{vwidth}}  {source}")
+
+
+def _fmt_value(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        return ",".join(map(str, value)) or "-"
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+# --------------------------------------------------------------------------------------------
+# replay
+
+
+@app.command()
+def replay(
+    run: Annotated[
+        Path | None, typer.Argument(metavar="[RUN]", help="A run folder (reads its run.json).")
+    ] = None,
+    hand: Annotated[
+        str | None, typer.Option("--hand", help="Hand id in the run (or hand K of --seed).")
+    ] = None,
+    seed: Annotated[
+        str | None, typer.Option("--seed", "-s", help="Without RUN: the seed of the run.")
+    ] = None,
+    rules: Annotated[
+        str | None, typer.Option("--rules", "-r", help="Without RUN: preset or rules file.")
+    ] = None,
+    bots: Annotated[
+        str | None, typer.Option("--bots", "-b", help="Without RUN: the bots (default expert).")
+    ] = None,
+    level: Annotated[
+        str | None, typer.Option("--level", help="Without RUN: the level (default 2).")
+    ] = None,
+    batch_size: Annotated[
+        str | None,
+        typer.Option("--batch-size", help="Without RUN: the batch size (default 10000)."),
+    ] = None,
+) -> None:
+    """Print one hand move by move, in card notation."""
+    from fastsheng.runner import DEFAULT_BATCH_SIZE, RunSpec
+
+    if hand is None:
+        raise UserError("replay needs --hand ID (the hand_id column of the run)")
+    hand_id = parse_count(hand, "--hand", minimum=0)
+    if run is not None:
+        if any(x is not None for x in (seed, rules, bots, level, batch_size)):
+            raise UserError("give either RUN or --seed (with --rules/--bots/...), not both")
+        from fastsheng.dataset import Storage, read_manifest
+
+        storage = Storage(run)
+        if not storage.exists():
+            raise UserError(f"{run}: no such run folder")
+        spec = RunSpec(**_spec_kwargs_from_manifest(read_manifest(storage)))
+        if spec.mode != "hands":
+            raise UserError("replay works on hands-mode runs (this run is in matches mode)")
+        if hand_id >= spec.n:
+            raise UserError(f"--hand {hand_id} is past the end of the run ({spec.n} hands)")
+    else:
+        if seed is None:
+            raise UserError("replay needs a RUN folder, or --seed S with --hand K")
+        from fastsheng.rules import get_rules, rules_from_spec
+
+        lvl = "2" if level is None else level
+        spec = RunSpec(
+            rules=rules_from_spec(rules) if rules else get_rules("standard"),
+            bots=parse_bots(bots) if bots else ("expert",) * 4,
+            seed=parse_count(seed, "--seed", minimum=0),
+            n=hand_id + 1,
+            batch_size=(
+                parse_count(batch_size, "--batch-size")
+                if batch_size
+                else DEFAULT_BATCH_SIZE["hands"]
+            ),
+            level=lvl.lower() if lvl.lower() == "random" else lvl.upper(),
+        )
+    from fastsheng.hands import format_trace, trace_hand
+
+    batch, index = divmod(hand_id, spec.batch_size)
+    trace = trace_hand(
+        spec.rules, spec.bots, spec.seed, batch, index, spec.batch_size, level=spec.level
+    )
+    typer.echo(format_trace(trace))
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+
+
+def _sigterm(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``fastsheng`` console script. Returns (and exits with) the exit code."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        signal.signal(signal.SIGTERM, _sigterm)  # a polite kill is a Ctrl-C: keep finished work
+    except ValueError:  # not the main thread
+        previous = None
+    try:
+        code = _invoke(args)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    if argv is None:
+        sys.exit(code)
+    return code
+
+
+def _click_exceptions() -> tuple[tuple[type, ...], tuple[type, ...], tuple[type, ...]]:
+    """(Exit, UsageError/ClickException, Abort) classes of click and of the copy of click that
+    recent typer versions vendor (``typer._click``): catch both."""
+    exits: list[type] = [typer.Exit]
+    usage: list[type] = []
+    aborts: list[type] = [typer.Abort]
+    for modname in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            mod = __import__(modname, fromlist=["UsageError"])
+        except ImportError:
+            continue
+        for name, bucket in (("Exit", exits), ("ClickException", usage), ("Abort", aborts)):
+            cls = getattr(mod, name, None)
+            if isinstance(cls, type):
+                bucket.append(cls)
+    return tuple(exits), tuple(usage), tuple(aborts)
+
+
+_EXITS, _USAGE_ERRORS, _ABORTS = _click_exceptions()
+
+
+def _invoke(args: list[str]) -> int:
+    try:
+        rv = app(args=args, prog_name="fastsheng", standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
+    except _EXITS as exc:
+        return int(getattr(exc, "exit_code", getattr(exc, "code", 0)) or 0)
+    except _USAGE_ERRORS as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # the help is the message (or was shown)
+            text = exc.format_message()
+            if text:
+                typer.echo(text, err=True)
+            return EXIT_USAGE
+        _error(exc.format_message())
+        return int(getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
+    except _ABORTS:
+        _error("interrupted")
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return EXIT_INTERRUPTED
+    except (FastshengError, ValueError, OSError) as exc:
+        _error(str(exc) or type(exc).__name__)
+        return EXIT_USAGE
+
+
+def _error(message: str) -> None:
+    line = " ".join(str(message).split())
+    print(f"error: {line}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()

@@ -1,0 +1,362 @@
+"""The on-disk dataset of a run: Parquet parts, atomic writes and the ``run.json`` manifest.
+
+A run folder ``OUT`` holds one folder per table (``hands``, ``matches`` in matches mode,
+``tricks`` with ``--tricks``), each with one zstd-compressed Parquet file per batch
+(``part-00000.parquet`` ...), and ``OUT/run.json``: the run's configuration (version, rules with
+every switch, bots, seed, n, batch size, mode, level) and, per finished batch, the row count, byte
+size and SHA-256 of each of its parts plus a few aggregates for the summary.
+
+Nothing is ever half-written under its final name: a part is first written as a hidden temporary
+file (``.part-00000.parquet.<random>.tmp``, which ``pyarrow.dataset`` and ``pandas.read_parquet``
+skip because of the leading dot) and renamed when complete; the manifest is replaced the same
+way. A part that is on disk but not in the manifest is simply recomputed on ``--resume``.
+
+``OUT`` may be a local path or any fsspec URL (``s3://bucket/run``, ``gs://...``): the Dask
+backend's workers write their parts there directly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import posixpath
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from fastsheng.errors import FastshengError
+
+__all__ = [
+    "MANIFEST",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "TABLES",
+    "COLUMN_DOCS",
+    "DatasetError",
+    "Storage",
+    "PartInfo",
+    "part_name",
+    "encode_part",
+    "write_part",
+    "write_batch",
+    "read_manifest",
+    "write_manifest",
+    "check_parts",
+    "clean_temporaries",
+    "schema_rows",
+    "schema_markdown",
+]
+
+MANIFEST = "run.json"
+FORMAT = "fastsheng-run"
+FORMAT_VERSION = 1
+TABLES = ("hands", "matches", "tricks")
+COMPRESSION = "zstd"
+
+
+class DatasetError(FastshengError):
+    """A run folder that cannot be used as asked: it exists without --resume, its manifest is
+    unreadable or disagrees with the options, or one of its parts is corrupt."""
+
+
+def part_name(batch: int) -> str:
+    """File name of batch ``batch``'s part: ``part-00042.parquet`` (wider past 99999)."""
+    return f"part-{batch:05d}.parquet"
+
+
+# --------------------------------------------------------------------------------------------
+# Storage: the local file system (plain os calls, fsync + os.replace) or any fsspec URL.
+
+
+class Storage:
+    """Where a run lives: ``Storage(root)`` with ``root`` a local path or an fsspec URL.
+
+    Paths given to the methods are relative to the root, with ``/`` separators."""
+
+    def __init__(self, root: str | os.PathLike[str]):
+        text = os.fspath(root)
+        self.url = text
+        self.local = "://" not in text or text.startswith("file://")
+        if self.local:
+            if text.startswith("file://"):
+                text = text[len("file://") :]
+            self.root = os.path.abspath(text)
+            self.fs = None
+        else:
+            import fsspec  # a dependency of dask; only needed for remote URLs
+
+            self.fs, self.root = fsspec.core.url_to_fs(text)
+
+    def __repr__(self) -> str:
+        return f"Storage({self.url!r})"
+
+    def __reduce__(self):
+        return (Storage, (self.url if not self.local else self.root,))
+
+    def path(self, rel: str = "") -> str:
+        if not rel:
+            return self.root
+        if self.local:
+            return os.path.join(self.root, *rel.split("/"))
+        return posixpath.join(self.root, rel)
+
+    def display(self, rel: str = "") -> str:
+        """A path to print: the root as the user gave it (relative stays relative)."""
+        if self.local:
+            base = os.path.relpath(self.root) if not os.path.isabs(self.url) else self.root
+            if base.startswith(".." + os.sep + ".."):
+                base = self.root
+            return os.path.join(base, *rel.split("/")) if rel else base
+        return self.url.rstrip("/") + ("/" + rel if rel else "")
+
+    def exists(self, rel: str = "") -> bool:
+        if self.local:
+            return os.path.exists(self.path(rel))
+        return self.fs.exists(self.path(rel))
+
+    def makedirs(self, rel: str = "") -> None:
+        if self.local:
+            os.makedirs(self.path(rel), exist_ok=True)
+        else:
+            self.fs.makedirs(self.path(rel), exist_ok=True)
+
+    def listdir(self, rel: str = "") -> list[str]:
+        """Names (not paths) in folder ``rel``; [] if it does not exist."""
+        if self.local:
+            try:
+                return sorted(os.listdir(self.path(rel)))
+            except FileNotFoundError:
+                return []
+        if not self.fs.exists(self.path(rel)):
+            return []
+        return sorted(
+            posixpath.basename(p.rstrip("/")) for p in self.fs.ls(self.path(rel), detail=False)
+        )
+
+    def read_bytes(self, rel: str) -> bytes:
+        if self.local:
+            with open(self.path(rel), "rb") as f:
+                return f.read()
+        return self.fs.cat_file(self.path(rel))
+
+    def size(self, rel: str) -> int:
+        if self.local:
+            return os.path.getsize(self.path(rel))
+        return int(self.fs.size(self.path(rel)))
+
+    def remove(self, rel: str) -> None:
+        try:
+            if self.local:
+                os.remove(self.path(rel))
+            else:
+                self.fs.rm(self.path(rel))
+        except FileNotFoundError:
+            pass
+
+    def write_atomic(self, rel: str, data: bytes) -> None:
+        """Write ``data`` to ``rel`` so that ``rel`` is either absent/old or complete: a hidden
+        temporary name in the same folder, flushed to disk, then renamed over ``rel``."""
+        folder, name = posixpath.split(rel)
+        tmp = posixpath.join(folder, f".{name}.{uuid.uuid4().hex[:12]}.tmp")
+        if self.local:
+            tmp_path = self.path(tmp)
+            try:
+                with open(tmp_path, "wb") as f:
+                    f.write(data)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp_path, self.path(rel))
+            except BaseException:
+                try:
+                    os.remove(tmp_path)
+                except OSError:
+                    pass
+                raise
+        else:
+            with self.fs.open(self.path(tmp), "wb") as f:
+                f.write(data)
+            self.fs.mv(self.path(tmp), self.path(rel))
+
+
+# --------------------------------------------------------------------------------------------
+# Parts
+
+
+@dataclass(frozen=True)
+class PartInfo:
+    """What the manifest records of one part."""
+
+    rows: int
+    bytes: int
+    sha256: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rows": self.rows, "bytes": self.bytes, "sha256": self.sha256}
+
+
+def encode_part(table: pa.Table) -> bytes:
+    """The Parquet bytes of one part: zstd, dictionary columns kept, statistics on."""
+    sink = io.BytesIO()
+    pq.write_table(
+        table,
+        sink,
+        compression=COMPRESSION,
+        compression_level=3,
+        use_dictionary=True,
+        write_statistics=True,
+    )
+    return sink.getvalue()
+
+
+def write_part(storage: Storage, table_name: str, batch: int, table: pa.Table) -> PartInfo:
+    """Encode and atomically write one part; return its manifest entry."""
+    data = encode_part(table)
+    storage.write_atomic(f"{table_name}/{part_name(batch)}", data)
+    return PartInfo(rows=table.num_rows, bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+
+
+def write_batch(
+    storage: Storage, batch: int, tables: Mapping[str, pa.Table]
+) -> dict[str, PartInfo]:
+    """Write every table of one batch; the batch counts as finished only once the manifest
+    records it, so a crash between two parts just means the batch is computed again."""
+    unknown = set(tables) - set(TABLES)
+    if unknown:
+        raise ValueError(f"unknown table(s) {sorted(unknown)}; expected some of {TABLES}")
+    out = {}
+    for name in TABLES:
+        if name in tables:
+            storage.makedirs(name)
+            out[name] = write_part(storage, name, batch, tables[name])
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Manifest
+
+
+def read_manifest(storage: Storage) -> dict[str, Any]:
+    """The run's manifest; DatasetError if it is missing, unreadable or not a fastsheng run."""
+    where = storage.display(MANIFEST)
+    try:
+        raw = storage.read_bytes(MANIFEST)
+    except FileNotFoundError:
+        raise DatasetError(f"{where}: no manifest; this folder is not a fastsheng run") from None
+    try:
+        manifest = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"{where}: unreadable manifest ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise DatasetError(f"{where}: not a fastsheng run manifest")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise DatasetError(
+            f"{where}: manifest format version {manifest.get('format_version')!r}; this fastsheng "
+            f"reads version {FORMAT_VERSION}"
+        )
+    return manifest
+
+
+def write_manifest(storage: Storage, manifest: Mapping[str, Any]) -> None:
+    """Atomically replace the manifest (temporary file + rename)."""
+    data = json.dumps(manifest, indent=1, sort_keys=False).encode() + b"\n"
+    storage.write_atomic(MANIFEST, data)
+
+
+def check_parts(storage: Storage, manifest: Mapping[str, Any]) -> tuple[list[int], list[str]]:
+    """Check every part the manifest lists against its size and SHA-256.
+
+    Returns ``(missing, corrupt)``: the batches with a part missing on disk (they will simply be
+    computed again), and a description of each part present but different from its record."""
+    missing: set[int] = set()
+    corrupt: list[str] = []
+    listing: dict[str, set[str]] = {}
+    for key, entry in sorted(manifest.get("batches", {}).items(), key=lambda kv: int(kv[0])):
+        batch = int(key)
+        for table_name, info in entry.get("parts", {}).items():
+            names = listing.get(table_name)
+            if names is None:
+                names = listing[table_name] = set(storage.listdir(table_name))
+            rel = f"{table_name}/{part_name(batch)}"
+            if part_name(batch) not in names:
+                missing.add(batch)
+                continue
+            size = storage.size(rel)
+            if size != info["bytes"]:
+                corrupt.append(
+                    f"{storage.display(rel)} has {size} bytes, run.json says {info['bytes']}"
+                )
+                continue
+            digest = hashlib.sha256(storage.read_bytes(rel)).hexdigest()
+            if digest != info["sha256"]:
+                corrupt.append(f"{storage.display(rel)}: checksum differs from run.json")
+    return sorted(missing), corrupt
+
+
+def clean_temporaries(storage: Storage) -> int:
+    """Remove temporary files left by an interrupted or killed writer; return how many."""
+    removed = 0
+    for folder in ("", *TABLES):
+        for name in storage.listdir(folder):
+            if name.startswith(".") and name.endswith(".tmp"):
+                storage.remove(f"{folder}/{name}" if folder else name)
+                removed += 1
+    return removed
+
+
+# --------------------------------------------------------------------------------------------
+# The schema table (docs/sim.md): name, type, meaning of every column.
+
+#: Meaning of each column, per table. ``fastsheng.hands`` may attach a ``doc`` entry to a
+#: field's metadata; these entries are the fallback and cover the columns every table shares.
+COLUMN_DOCS: dict[str, dict[str, str]] = {
+    "*": {
+        "hand_id": "hand number in the run: batch * batch_size + index in the batch",
+        "match_id": "match number in the run: batch * batch_size + index in the batch",
+        "batch": "batch the row comes from (its part file number)",
+        "rules": "rules preset name (or rules file stem) of the run",
+        "bots": "the four seats' bots, comma-separated, seat 0 first",
+    },
+}
+
+
+def _type_name(t: pa.DataType) -> str:
+    if pa.types.is_dictionary(t):
+        return f"dictionary<{t.value_type}>"
+    return str(t)
+
+
+def _field_doc(table_name: str, field: pa.Field) -> str:
+    meta = field.metadata or {}
+    for key in (b"doc", b"description", b"meaning"):
+        if key in meta:
+            return meta[key].decode()
+    docs = COLUMN_DOCS.get(table_name, {})
+    if field.name in docs:
+        return docs[field.name]
+    return COLUMN_DOCS["*"].get(field.name, "")
+
+
+def schema_rows(table_name: str, schema: pa.Schema) -> list[tuple[str, str, str]]:
+    """``(name, type, meaning)`` of every column of one table's schema."""
+    return [(f.name, _type_name(f.type), _field_doc(table_name, f)) for f in schema]
+
+
+def schema_markdown(schemas: Mapping[str, pa.Schema]) -> str:
+    """The Markdown schema tables of docs/sim.md, one per table."""
+    out = []
+    for name in TABLES:
+        if name not in schemas:
+            continue
+        out.append(f"#### `{name}`\n")
+        out.append("| column | type | meaning |")
+        out.append("|---|---|---|")
+        for col, typ, doc in schema_rows(name, schemas[name]):
+            out.append(f"| `{col}` | {typ} | {doc} |")
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,778 @@
+"""Running a simulation: fixed-size batches, seeding, the local and Dask backends, retries, Ctrl-C.
+
+A run is a pure function of its :class:`RunSpec` (seed, rules, bots, n, batch size, mode, level,
+tricks): it is cut into ``ceil(n / batch_size)`` batches, batch ``b`` holds hands (or matches)
+``b * batch_size ...`` and is computed by the batch function from
+``numpy.random.SeedSequence(seed, spawn_key=(b,))`` alone. Which process computes a batch, and in
+which order, never changes the data.
+
+Backends:
+
+* local (default): ``workers`` processes of a "spawn" context, one batch at a time each; a worker
+  computes its batch, writes its parts (atomically) and sends back row counts, checksums and a few
+  aggregates; the parent only assigns batches and keeps the manifest. A worker that dies (killed
+  by the OOM killer, SIGKILL, a crash in C) is reported and its batch given to a fresh worker, up
+  to ``retries`` more times. Workers ignore SIGINT: on Ctrl-C the parent stops them at once, keeps
+  every finished batch in the manifest and raises :class:`RunInterrupted`.
+* ``workers=0``: everything in the calling process (debugging, profiling).
+* Dask (``scheduler="tcp://host:port"`` or a ``dask.distributed.Client``): one task per batch;
+  the Dask workers write their parts to the output location (a shared path or an fsspec URL) and
+  return the same small records; the client keeps the manifest.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import signal
+import time
+import traceback
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from multiprocessing.connection import wait as mp_wait
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fastsheng.cards import RANKS
+from fastsheng.dataset import (
+    FORMAT,
+    FORMAT_VERSION,
+    DatasetError,
+    Storage,
+    check_parts,
+    clean_temporaries,
+    part_name,
+    read_manifest,
+    write_batch,
+    write_manifest,
+)
+from fastsheng.errors import FastshengError
+
+__all__ = [
+    "BatchFailed",
+    "RunInterrupted",
+    "RunResult",
+    "RunSpec",
+    "MODES",
+    "DEFAULT_BATCH_SIZE",
+    "default_batch_fn",
+    "execute_batch",
+    "run",
+    "summarize",
+    "merge_stats",
+]
+
+MODES = ("hands", "matches")
+LEVELS = (*RANKS, "random")
+#: Default batch size per mode (hands per batch, matches per batch): part of a run's identity,
+#: so it never depends on the machine or the number of workers.
+DEFAULT_BATCH_SIZE = {"hands": 10_000, "matches": 500}
+
+BatchFn = Callable[..., Mapping[str, pa.Table]]
+EventFn = Callable[[str, Mapping[str, Any]], None]
+
+
+class RunInterrupted(Exception):
+    """Ctrl-C (or SIGTERM) stopped the run; every finished batch is kept and recorded."""
+
+    def __init__(self, done: int, total: int, out: str):
+        super().__init__(f"interrupted with {done} of {total} batches finished in {out}")
+        self.done = done
+        self.total = total
+        self.out = out
+
+
+class BatchFailed(FastshengError):
+    """A batch failed: the batch function raised, or it killed its worker too many times."""
+
+    def __init__(self, batch: int, message: str, remote_traceback: str | None = None):
+        super().__init__(f"batch {batch} failed: {message}")
+        self.batch = batch
+        self.remote_traceback = remote_traceback
+
+
+def default_batch_fn() -> BatchFn:
+    """The engine's batch function, :func:`fastsheng.hands.play_batch`."""
+    from fastsheng.hands import play_batch
+
+    return play_batch
+
+
+def known_bots() -> tuple[str, ...]:
+    try:
+        from fastsheng.hands import BOTS
+    except ImportError:  # the engine is not built: names cannot be checked
+        return ()
+    return tuple(BOTS)
+
+
+# --------------------------------------------------------------------------------------------
+# The run's identity
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything a run's data depends on. ``rules`` is a :class:`fastsheng.rules.Rules`."""
+
+    rules: Any
+    bots: tuple[str, str, str, str]
+    seed: int
+    n: int
+    batch_size: int
+    mode: str = "hands"
+    level: str = "2"
+    tricks: bool = False
+
+    def __post_init__(self):
+        if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
+            raise ValueError(f"n must be a positive whole number, not {self.n!r}")
+        if (
+            isinstance(self.batch_size, bool)
+            or not isinstance(self.batch_size, int)
+            or self.batch_size < 1
+        ):
+            raise ValueError(f"batch size must be a positive whole number, not {self.batch_size!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a whole number >= 0, not {self.seed!r}")
+        if self.mode not in MODES:
+            raise ValueError(f"unknown mode {self.mode!r}; expected one of {', '.join(MODES)}")
+        if self.level not in LEVELS:
+            raise ValueError(f"unknown level {self.level!r}; expected one of 2..A or random")
+        bots = tuple(self.bots)
+        if len(bots) != 4:
+            raise ValueError(f"need 4 bots (one per seat), got {len(bots)}")
+        known = known_bots()
+        for bot in bots:
+            if known and bot not in known:
+                raise ValueError(f"unknown bot {bot!r}; expected one of {', '.join(known)}")
+        object.__setattr__(self, "bots", bots)
+
+    @property
+    def n_batches(self) -> int:
+        return math.ceil(self.n / self.batch_size)
+
+    def batch_rows(self, batch: int) -> int:
+        """Hands (matches) in batch ``batch``: ``batch_size``, less for a truncated last one."""
+        if not 0 <= batch < self.n_batches:
+            raise IndexError(f"batch {batch} out of range 0..{self.n_batches - 1}")
+        return min(self.batch_size, self.n - batch * self.batch_size)
+
+    @property
+    def tables(self) -> tuple[str, ...]:
+        names = ["hands"]
+        if self.mode == "matches":
+            names.append("matches")
+        if self.tricks:
+            names.append("tricks")
+        return tuple(names)
+
+    @property
+    def rules_name(self) -> str:
+        return getattr(self.rules, "name", "custom")
+
+    def config(self) -> dict[str, Any]:
+        """The manifest's description of the run (everything the data depends on)."""
+        return {
+            "rules_name": self.rules_name,
+            "rules": self.rules.to_dict(),
+            "bots": list(self.bots),
+            "seed": self.seed,
+            "n": self.n,
+            "batch_size": self.batch_size,
+            "n_batches": self.n_batches,
+            "mode": self.mode,
+            "level": self.level,
+            "tricks": self.tricks,
+            "tables": list(self.tables),
+        }
+
+    def disagreements(self, manifest: Mapping[str, Any]) -> list[str]:
+        """``["seed 3 (run.json: 5)", ...]``: where this spec and a manifest differ."""
+        mine = self.config()
+        out = []
+        for key in ("rules_name", "bots", "seed", "n", "batch_size", "mode", "level", "tricks"):
+            if manifest.get(key) != mine[key]:
+                out.append(f"{key} {_show(mine[key])} (run.json: {_show(manifest.get(key))})")
+        if manifest.get("rules") != mine["rules"]:
+            theirs = manifest.get("rules") or {}
+            fields = sorted(
+                k for k in set(theirs) | set(mine["rules"]) if theirs.get(k) != mine["rules"].get(k)
+            )
+            out.append(
+                "rules switches " + ", ".join(fields[:5]) + (" ..." if len(fields) > 5 else "")
+            )
+        return out
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> RunSpec:
+        from fastsheng.rules import Rules
+
+        return cls(
+            rules=Rules.from_dict(manifest["rules"]),
+            bots=tuple(manifest["bots"]),
+            seed=manifest["seed"],
+            n=manifest["n"],
+            batch_size=manifest["batch_size"],
+            mode=manifest["mode"],
+            level=manifest["level"],
+            tricks=manifest["tricks"],
+        )
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+# --------------------------------------------------------------------------------------------
+# One batch
+
+
+def execute_batch(spec: RunSpec, batch: int, storage: Storage, batch_fn: BatchFn | None = None):
+    """Compute batch ``batch`` of the run, write its parts atomically, return its record:
+    ``{"batch", "parts": {table: {rows, bytes, sha256}}, "stats", "sim_s", "write_s"}``."""
+    fn = batch_fn or default_batch_fn()
+    size = spec.batch_rows(batch)
+    t0 = time.perf_counter()
+    tables = fn(
+        spec.rules,
+        spec.bots,
+        spec.seed,
+        batch,
+        size,
+        mode=spec.mode,
+        level=spec.level,
+        tricks=spec.tricks,
+    )
+    t1 = time.perf_counter()
+    missing = set(spec.tables) - set(tables)
+    if missing:
+        raise RuntimeError(f"the batch function returned no {', '.join(sorted(missing))} table")
+    tables = {name: tables[name] for name in spec.tables}
+    if spec.mode == "hands" and tables["hands"].num_rows != size:
+        raise RuntimeError(
+            f"the batch function returned {tables['hands'].num_rows} hands, not {size}"
+        )
+    parts = write_batch(storage, batch, tables)
+    t2 = time.perf_counter()
+    return {
+        "batch": batch,
+        "parts": {name: info.to_dict() for name, info in parts.items()},
+        "stats": summarize(tables),
+        "sim_s": t1 - t0,
+        "write_s": t2 - t1,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Aggregates for the end-of-run summary, kept per batch in the manifest so that a resumed run
+# can still summarize the whole dataset without reading it back.
+
+_DEFENDER_POINTS = ("defender_points", "defenders_points", "points")
+_DEALER_WINS = ("dealer_won", "dealer_side_won", "dealer_wins")
+_KITTY = ("kitty_captured", "kitty_capture", "defenders_took_kitty")
+_LEVEL_CHANGE = ("level_change", "levels", "level_delta")
+_WINNER_SIDE = ("winner", "side_up", "advancing_side")
+
+
+def _first(table: pa.Table, names: Iterable[str]) -> pa.ChunkedArray | None:
+    for name in names:
+        if name in table.column_names:
+            return table.column(name)
+    return None
+
+
+def summarize(tables: Mapping[str, pa.Table]) -> dict[str, Any]:
+    """Small additive aggregates of one batch (merged with :func:`merge_stats`)."""
+    hands = tables["hands"]
+    stats: dict[str, Any] = {"hands": hands.num_rows}
+    if "matches" in tables:
+        stats["matches"] = tables["matches"].num_rows
+    if hands.num_rows == 0:
+        return stats
+    col = _first(hands, _DEFENDER_POINTS)
+    if col is not None:
+        stats["defender_points_sum"] = int(pc.sum(col.cast(pa.int64())).as_py() or 0)
+    col = _first(hands, _DEALER_WINS)
+    if col is not None:
+        stats["dealer_wins"] = int(pc.sum(col.cast(pa.int64())).as_py() or 0)
+    col = _first(hands, _KITTY)
+    if col is not None:
+        stats["kitty_captures"] = int(pc.sum(col.cast(pa.int64())).as_py() or 0)
+    col = _first(hands, _LEVEL_CHANGE)
+    if col is not None:
+        counts = pc.value_counts(col.cast(pa.int64()))
+        stats["level_change"] = {
+            str(item["values"]): int(item["counts"]) for item in counts.to_pylist()
+        }
+    return stats
+
+
+def merge_stats(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Sum per-batch aggregates (histograms key by key)."""
+    total: dict[str, Any] = {}
+    for stats in records:
+        for key, value in stats.items():
+            if isinstance(value, Mapping):
+                hist = total.setdefault(key, {})
+                for k, v in value.items():
+                    hist[k] = hist.get(k, 0) + v
+            else:
+                total[key] = total.get(key, 0) + value
+    return total
+
+
+# --------------------------------------------------------------------------------------------
+# The run
+
+
+@dataclass
+class RunResult:
+    """What :func:`run` did: the final manifest, and this session's figures."""
+
+    out: str
+    manifest: dict[str, Any]
+    batches_run: int = 0
+    rows_run: int = 0
+    elapsed: float = 0.0
+    sim_seconds: float = 0.0
+    write_seconds: float = 0.0
+    retried: list[int] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.manifest.get("complete"))
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        return merge_stats(b.get("stats", {}) for b in self.manifest["batches"].values())
+
+    @property
+    def rate(self) -> float:
+        """Hands (matches) per second of wall time in this session."""
+        return self.rows_run / self.elapsed if self.elapsed > 0 else 0.0
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _new_manifest(spec: RunSpec) -> dict[str, Any]:
+    from fastsheng import __version__
+
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "fastsheng_version": __version__,
+        **spec.config(),
+        "complete": False,
+        "created": _now(),
+        "updated": _now(),
+        "elapsed_seconds": 0.0,
+        "batches": {},
+    }
+
+
+def prepare(spec: RunSpec, storage: Storage, *, resume: bool, emit: EventFn) -> dict[str, Any]:
+    """Create the run folder, or check it for ``--resume``; return the manifest to continue."""
+    where = storage.display()
+    has_content = storage.exists() and bool(storage.listdir())
+    if not resume:
+        if has_content:
+            raise DatasetError(
+                f"{where} already exists; add --resume to finish that run, or choose another --out"
+            )
+        storage.makedirs()
+        manifest = _new_manifest(spec)
+        write_manifest(storage, manifest)
+        return manifest
+    if not has_content:
+        raise DatasetError(f"{where}: nothing to resume (no such run folder)")
+    manifest = read_manifest(storage)
+    diffs = spec.disagreements(manifest)
+    if diffs:
+        raise DatasetError(f"{where}/run.json disagrees with the options: {'; '.join(diffs)}")
+    removed = clean_temporaries(storage)
+    if removed:
+        emit("note", {"message": f"removed {removed} unfinished temporary file(s)"})
+    missing, corrupt = check_parts(storage, manifest)
+    if corrupt:
+        extra = f" (and {len(corrupt) - 1} more)" if len(corrupt) > 1 else ""
+        raise DatasetError(
+            f"corrupt part {corrupt[0]}{extra}; delete it and run --resume again to recompute "
+            "its batch"
+        )
+    for batch in missing:
+        del manifest["batches"][str(batch)]
+        emit("note", {"message": f"batch {batch}: a part is missing, computing it again"})
+    # parts on disk that the manifest does not list (finished after its last save) are
+    # overwritten when their batch is computed again
+    return manifest
+
+
+def run(
+    spec: RunSpec,
+    out: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    scheduler: Any = None,
+    resume: bool = False,
+    batch_fn: BatchFn | None = None,
+    on_event: EventFn | None = None,
+    retries: int = 2,
+    save_interval: float = 1.0,
+    connect_timeout: float = 10.0,
+) -> RunResult:
+    """Run (or finish, with ``resume``) the simulation ``spec`` into the folder ``out``.
+
+    ``workers``: local worker processes (default: every core; 0: in this process).
+    ``scheduler``: a Dask scheduler address or ``dask.distributed.Client`` (then ``workers`` is
+    ignored). ``batch_fn``: the function computing one batch (default
+    :func:`fastsheng.hands.play_batch`; it must be importable by name for process backends).
+    ``on_event(kind, info)``: progress callbacks ("start", "batch", "worker_died", "note").
+    Raises :class:`RunInterrupted` on Ctrl-C, :class:`BatchFailed`, :class:`DatasetError`."""
+    emit: EventFn = on_event or (lambda kind, info: None)
+    storage = Storage(out)
+    batch_fn = batch_fn or default_batch_fn()
+    client, owned = (None, False)
+    if (
+        scheduler is not None
+    ):  # before touching the folder: an unreachable scheduler changes nothing
+        client, owned = _connect_dask(scheduler, connect_timeout)
+    try:
+        return _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval)
+    finally:
+        if owned:
+            client.close()
+
+
+def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval):
+    manifest = prepare(spec, storage, resume=resume, emit=emit)
+    done = manifest["batches"]
+    todo = [b for b in range(spec.n_batches) if str(b) not in done]
+    result = RunResult(out=storage.display(), manifest=manifest)
+    start = time.perf_counter()
+    previous_elapsed = float(manifest.get("elapsed_seconds", 0.0))
+    last_save = start
+
+    def save(final: bool = False) -> None:
+        manifest["updated"] = _now()
+        manifest["elapsed_seconds"] = round(previous_elapsed + time.perf_counter() - start, 3)
+        manifest["complete"] = len(done) == spec.n_batches
+        write_manifest(storage, manifest)
+
+    def record(res: Mapping[str, Any]) -> None:
+        nonlocal last_save
+        done[str(res["batch"])] = {"parts": res["parts"], "stats": res["stats"]}
+        result.batches_run += 1
+        result.rows_run += spec.batch_rows(res["batch"])
+        result.sim_seconds += res.get("sim_s", 0.0)
+        result.write_seconds += res.get("write_s", 0.0)
+        emit("batch", res)
+        now = time.perf_counter()
+        if now - last_save >= save_interval:
+            save()
+            last_save = now
+
+    n_workers = _resolve_workers(workers, len(todo))
+    emit(
+        "start",
+        {
+            "spec": spec,
+            "out": result.out,
+            "total_batches": spec.n_batches,
+            "done_batches": len(done),
+            "total_rows": spec.n,
+            "done_rows": sum(spec.batch_rows(int(b)) for b in done),
+            "workers": n_workers if client is None else None,
+            "scheduler": client,
+        },
+    )
+    try:
+        if not todo:
+            pass
+        elif client is not None:
+            _run_dask(spec, storage, todo, client, batch_fn, record, emit, retries)
+        elif n_workers == 0:
+            for b in todo:
+                record(execute_batch(spec, b, storage, batch_fn))
+        else:
+            _run_local(spec, storage, todo, n_workers, batch_fn, record, emit, retries, result)
+    except KeyboardInterrupt:
+        result.elapsed = time.perf_counter() - start
+        save()
+        raise RunInterrupted(len(done), spec.n_batches, result.out) from None
+    except BaseException:
+        save()
+        raise
+    result.elapsed = time.perf_counter() - start
+    save(final=True)
+    return result
+
+
+def _resolve_workers(workers: int | None, n_todo: int) -> int:
+    if workers is None:
+        try:
+            workers = len(os.sched_getaffinity(0))
+        except AttributeError:  # not Linux
+            workers = os.cpu_count() or 1
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+        raise ValueError(f"workers must be a whole number >= 0, not {workers!r}")
+    if workers == 0:
+        return 0
+    return max(1, min(workers, n_todo))
+
+
+# --------------------------------------------------------------------------------------------
+# Local backend: a small pool of spawned processes, one batch at a time each, so that the parent
+# always knows which batch a dead worker was running.
+
+
+def _worker_main(conn, spec: RunSpec, storage: Storage, batch_fn: BatchFn) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's business
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    while True:
+        try:
+            batch = conn.recv()
+        except (EOFError, OSError):
+            return
+        if batch is None:
+            return
+        try:
+            res = execute_batch(spec, batch, storage, batch_fn)
+        except Exception as exc:
+            conn.send(("error", batch, f"{type(exc).__name__}: {exc}", traceback.format_exc()))
+        else:
+            conn.send(("ok", res))
+
+
+class _Worker:
+    def __init__(self, ctx, spec: RunSpec, storage: Storage, batch_fn: BatchFn):
+        parent_conn, child_conn = ctx.Pipe(duplex=True)
+        self.conn = parent_conn
+        self.proc = ctx.Process(
+            target=_worker_main,
+            args=(child_conn, spec, storage, batch_fn),
+            name="fastsheng-worker",
+            daemon=True,
+        )
+        # SIGINT blocked while the child starts: it inherits the mask and unblocks SIGINT only
+        # once it ignores it, so a Ctrl-C during start-up never prints a child's traceback.
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self.proc.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        child_conn.close()
+        self.batch: int | None = None
+        self.started = time.perf_counter()
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid
+
+    def assign(self, batch: int) -> None:
+        self.batch = batch
+        self.conn.send(batch)
+
+    def stop(self, timeout: float = 1.0) -> None:
+        """Stop now: SIGTERM, then SIGKILL if it has not exited within ``timeout``."""
+        if self.proc.is_alive():
+            self.proc.terminate()
+            self.proc.join(timeout)
+            if self.proc.is_alive():
+                self.proc.kill()
+                self.proc.join(1.0)
+        self.conn.close()
+
+    def close(self) -> None:
+        """Ask an idle worker to exit."""
+        try:
+            self.conn.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+
+
+def _death_reason(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "vanished"
+    if exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exited with code {exitcode}"
+
+
+def _remove_batch_temporaries(storage: Storage, batch: int) -> None:
+    prefix = "." + part_name(batch) + "."
+    for table in ("hands", "matches", "tricks"):
+        for name in storage.listdir(table):
+            if name.startswith(prefix) and name.endswith(".tmp"):
+                storage.remove(f"{table}/{name}")
+
+
+def _run_local(
+    spec: RunSpec,
+    storage: Storage,
+    todo: list[int],
+    n_workers: int,
+    batch_fn: BatchFn,
+    record: Callable[[Mapping[str, Any]], None],
+    emit: EventFn,
+    retries: int,
+    result: RunResult,
+) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    queue = deque(todo)
+    failures: dict[int, int] = {}
+    pool: list[_Worker] = []
+    try:
+        for _ in range(n_workers):
+            pool.append(_Worker(ctx, spec, storage, batch_fn))
+        while queue or any(w.batch is not None for w in pool):
+            for w in pool:
+                if w.batch is None and queue:
+                    w.assign(queue.popleft())
+            busy = [w for w in pool if w.batch is not None]
+            waitables = [w.conn for w in busy] + [w.proc.sentinel for w in busy]
+            ready = set(mp_wait(waitables, timeout=0.5))
+            for i, w in enumerate(pool):
+                if w.batch is None:
+                    continue
+                message = None
+                if w.conn in ready:
+                    try:
+                        message = w.conn.recv()
+                    except (EOFError, OSError):
+                        message = None
+                if message is not None:
+                    if message[0] == "ok":
+                        w.batch = None
+                        record(message[1])
+                        continue
+                    _, batch, text, tb = message
+                    raise BatchFailed(batch, text, tb)
+                if w.proc.sentinel in ready or not w.proc.is_alive():
+                    w.proc.join(1.0)
+                    batch = w.batch
+                    reason = _death_reason(w.proc.exitcode)
+                    failures[batch] = failures.get(batch, 0) + 1
+                    result.retried.append(batch)
+                    _remove_batch_temporaries(storage, batch)
+                    emit(
+                        "worker_died",
+                        {
+                            "pid": w.pid,
+                            "batch": batch,
+                            "reason": reason,
+                            "attempt": failures[batch],
+                            "retry": failures[batch] <= retries,
+                        },
+                    )
+                    w.stop(0.1)
+                    if failures[batch] > retries:
+                        raise BatchFailed(
+                            batch, f"its worker was {reason} {failures[batch]} times; giving up"
+                        )
+                    queue.appendleft(batch)
+                    pool[i] = _Worker(ctx, spec, storage, batch_fn)
+                    emit("worker_started", {"pid": pool[i].pid})
+        for w in pool:
+            w.close()
+        for w in pool:
+            w.proc.join(2.0)
+    finally:
+        interrupted_batches = [w.batch for w in pool if w.batch is not None]
+        for w in pool:
+            w.stop(1.0)
+        for batch in interrupted_batches:
+            _remove_batch_temporaries(storage, batch)
+
+
+# --------------------------------------------------------------------------------------------
+# Dask backend
+
+
+def _connect_dask(scheduler: Any, connect_timeout: float):
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise FastshengError(
+            "--scheduler needs dask.distributed: pip install 'fastsheng[dask]'"
+        ) from None
+    if isinstance(scheduler, Client):
+        return scheduler, False
+    address = (
+        scheduler if isinstance(scheduler, str) else getattr(scheduler, "scheduler_address", None)
+    )
+    if not isinstance(address, str):
+        raise ValueError(f"scheduler must be an address like tcp://host:8786, not {scheduler!r}")
+    try:
+        client = Client(address, timeout=f"{connect_timeout}s", set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise FastshengError(f"cannot reach the Dask scheduler at {address}: {text}") from None
+    except ValueError as exc:
+        raise FastshengError(f"bad Dask scheduler address {address!r}: {exc}") from None
+    return client, True
+
+
+def _run_dask(
+    spec: RunSpec,
+    storage: Storage,
+    todo: list[int],
+    client: Any,
+    batch_fn: BatchFn,
+    record: Callable[[Mapping[str, Any]], None],
+    emit: EventFn,
+    retries: int,
+) -> None:
+    from dask.distributed import as_completed
+
+    token = uuid.uuid4().hex[:8]
+    futures: dict[Any, int] = {}
+    try:
+        nthreads = sum(client.nthreads().values()) or 1
+        window = max(4, 2 * nthreads)
+        queue = deque(todo)
+        emit("note", {"message": f"Dask: {len(client.nthreads())} workers, {nthreads} threads"})
+
+        def submit(batch: int):
+            fut = client.submit(
+                execute_batch,
+                spec,
+                batch,
+                storage,
+                batch_fn,
+                key=f"fastsheng-{token}-batch-{batch}",
+                pure=False,
+                retries=retries,
+            )
+            futures[fut] = batch
+            return fut
+
+        first = [submit(queue.popleft()) for _ in range(min(window, len(queue)))]
+        pending = as_completed(first, loop=client.loop)
+        for fut in pending:
+            batch = futures.pop(fut)
+            if fut.status == "error":
+                exc = fut.exception()
+                raise BatchFailed(batch, f"{type(exc).__name__}: {exc}")
+            record(fut.result())
+            fut.release()
+            if queue:
+                pending.add(submit(queue.popleft()))
+    finally:
+        if futures:
+            try:
+                client.cancel(list(futures))
+            except Exception:  # noqa: BLE001 - best effort on the way out
+                pass

@@ -1,0 +1,434 @@
+"""The `fastsheng` command line: sim, rules, replay, --version; one-line errors; Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.dataset as pds
+import pytest
+from test_runner import fake_batch
+
+import fastsheng
+import fastsheng.rules
+from fastsheng import cli, runner
+
+TESTS = Path(__file__).resolve().parent
+PACKAGE_ROOT = Path(fastsheng.__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def fake_engine(monkeypatch):
+    """The driver on the deterministic stand-in engine of test_runner."""
+    monkeypatch.setattr(runner, "default_batch_fn", lambda: fake_batch)
+    monkeypatch.setattr(runner, "known_bots", lambda: ("random", "basic", "expert"))
+    for name in ("FAKE_SLEEP", "FAKE_KILL", "FAKE_KILL_ALWAYS", "FAKE_FAIL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def run_cli(capsys, *args):
+    code = cli.main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def assert_one_line_error(code, err, *words):
+    assert code == 2, err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+# --------------------------------------------------------------------------------------------
+# -n
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("1e6", 10**6),
+        ("1_000_000", 10**6),
+        ("1000000", 10**6),
+        ("2.5e3", 2500),
+        ("1E3", 1000),
+        ("7", 7),
+        ("+12", 12),
+    ],
+)
+def test_parse_count_accepts(text, value):
+    assert cli.parse_count(text) == value
+
+
+@pytest.mark.parametrize(
+    "text", ["abc", "0", "-5", "1.5", "1e-3", "", "1__0", "_1", "1e6.5", "0x10"]
+)
+def test_parse_count_rejects(text):
+    with pytest.raises(cli.UserError, match="-n must"):
+        cli.parse_count(text)
+
+
+def test_short_count_and_default_folder():
+    assert cli.short_count(1_000_000) == "1e6"
+    assert cli.short_count(2_500_000) == "2.5e6"
+    assert cli.short_count(1234) == "1234"
+    assert cli.short_count(1_000_001) == "1000001"
+    spec = runner.RunSpec(
+        rules=fastsheng.rules.get_rules("standard"),
+        bots=("expert",) * 4,
+        seed=5,
+        n=10**6,
+        batch_size=10_000,
+    )
+    assert str(cli.default_out(spec)) == os.path.join("runs", "standard-expert-1e6-s5")
+
+
+# --------------------------------------------------------------------------------------------
+# sim
+
+
+def test_sim_writes_a_dataset_and_prints_a_summary(tmp_path, capsys, fake_engine):
+    out = tmp_path / "r"
+    code, stdout, stderr = run_cli(
+        capsys,
+        "sim",
+        "-n",
+        "300",
+        "--batch-size",
+        "64",
+        "--seed",
+        "7",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+        "--bots",
+        "random,basic,random,basic",
+        "--tricks",
+    )
+    assert code == 0, stderr
+    assert f"wrote 300 hands to {out}" in stdout
+    for word in ("hands/s", "dealer side", "points on average", "kitty", "levels"):
+        assert word in stdout
+    assert "sim: 300 hands of standard" in stderr  # plain progress: stderr is not a terminal
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["bots"] == ["random", "basic", "random", "basic"]
+    assert manifest["seed"] == 7 and manifest["n"] == 300 and manifest["complete"]
+    assert manifest["rules"]["kitty_multiplier"] == "plus_two"  # every switch is recorded
+    assert pds.dataset(out / "hands").count_rows() == 300
+    assert pds.dataset(out / "tricks").count_rows() == 900
+
+
+def test_sim_defaults_draw_and_record_a_seed_and_name_the_folder(
+    tmp_path, capsys, fake_engine, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    code, stdout, stderr = run_cli(capsys, "sim", "-n", "1e2", "--workers", "0")
+    assert code == 0, stderr
+    seed = int(stderr.split("seed ", 1)[1].split()[0])
+    assert f"seed {seed} (drawn at random" in stderr
+    folder = tmp_path / "runs" / f"standard-expert-100-s{seed}"
+    assert json.loads((folder / "run.json").read_text())["seed"] == seed
+    assert f"runs/standard-expert-100-s{seed}" in stdout
+    assert json.loads((folder / "run.json").read_text())["batch_size"] == 10_000
+
+
+def test_sim_quiet_prints_only_the_folder(tmp_path, capsys, fake_engine):
+    code, stdout, stderr = run_cli(
+        capsys,
+        "sim",
+        "-n",
+        "100",
+        "--seed",
+        "1",
+        "-q",
+        "--workers",
+        "0",
+        "--out",
+        str(tmp_path / "q"),
+    )
+    assert code == 0 and stdout.strip() == str(tmp_path / "q") and stderr == ""
+
+
+def test_sim_resume_takes_the_options_from_run_json(tmp_path, capsys, fake_engine):
+    out = tmp_path / "r"
+    args = ["sim", "-n", "300", "--batch-size", "64", "--seed", "3", "--workers", "0"]
+    assert run_cli(capsys, *args, "--out", str(out))[0] == 0
+    manifest = json.loads((out / "run.json").read_text())
+    del manifest["batches"]["2"]
+    manifest["complete"] = False
+    (out / "run.json").write_text(json.dumps(manifest))
+    code, stdout, stderr = run_cli(capsys, "sim", "--out", str(out), "--resume", "--workers", "0")
+    assert code == 0, stderr
+    assert "resuming: 4 of 5 batches already finished" in stderr
+    assert json.loads((out / "run.json").read_text())["complete"]
+    # options that disagree with run.json are refused
+    code, _, stderr = run_cli(capsys, "sim", "--out", str(out), "--resume", "--seed", "4")
+    assert_one_line_error(code, stderr, "disagrees with the options", "seed 4 (run.json: 3)")
+    code, _, stderr = run_cli(capsys, "sim", "--out", str(out), "--resume", "--rules", "super")
+    assert_one_line_error(code, stderr, "rules_name super (run.json: standard)")
+
+
+def test_sim_matches_mode_writes_a_matches_table(tmp_path, capsys, fake_engine):
+    out = tmp_path / "m"
+    code, stdout, stderr = run_cli(
+        capsys,
+        "sim",
+        "-n",
+        "50",
+        "--mode",
+        "matches",
+        "--seed",
+        "2",
+        "--workers",
+        "0",
+        "--out",
+        str(out),
+    )
+    assert code == 0, stderr
+    assert "wrote 50 matches" in stdout
+    assert pds.dataset(out / "matches").count_rows() == 50
+
+
+# --------------------------------------------------------------------------------------------
+# One-line errors
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["-n", "0"], ["-n must be at least 1"]),
+        (["-n", "-5"], ["-n must be at least 1"]),
+        (["-n", "abc"], ["-n must be a whole number", "'abc'"]),
+        (["-n", "1.5"], ["-n must be a whole number"]),
+        ([], ["missing -n"]),
+        (["-n", "10", "--rules", "nosuch"], ["unknown preset 'nosuch'"]),
+        (["-n", "10", "--rules", "missing.toml"], ["no such rules file"]),
+        (["-n", "10", "--bots", "genius"], ["unknown bot 'genius'", "random, basic, expert"]),
+        (["-n", "10", "--bots", "random,basic"], ["one bot name or four"]),
+        (["-n", "10", "--mode", "games"], ["unknown --mode 'games'"]),
+        (["-n", "10", "--level", "1"], ["unknown --level '1'"]),
+        (["-n", "10", "--mode", "matches", "--level", "5"], ["--level applies to --mode hands"]),
+        (["-n", "10", "--workers", "-1"], ["--workers must be 0 or more"]),
+        (["-n", "10", "--workers", "two"], ["--workers"]),
+        (["-n", "10", "--batch-size", "0"], ["--batch-size must be at least 1"]),
+        (["-n", "10", "--seed", "x"], ["--seed must be a whole number"]),
+        (["-n", "10", "--bogus"], ["No such option: --bogus"]),
+    ],
+)
+def test_user_mistakes_are_one_line_errors(args, words, capsys, fake_engine, tmp_path):
+    code, _, stderr = run_cli(capsys, "sim", "--out", str(tmp_path / "x"), *args)
+    assert_one_line_error(code, stderr, *words)
+    assert not (tmp_path / "x").exists()
+
+
+def test_resume_needs_a_folder(capsys, fake_engine):
+    code, _, stderr = run_cli(capsys, "sim", "-n", "10", "--resume")
+    assert_one_line_error(code, stderr, "--resume needs --out")
+
+
+def test_malformed_rules_file_error_names_the_line(tmp_path, capsys, fake_engine):
+    path = tmp_path / "house.toml"
+    path.write_text('preset = "standard"\nkitty_multiplier = "squared"\n')
+    code, _, stderr = run_cli(
+        capsys, "sim", "-n", "10", "--rules", str(path), "--out", str(tmp_path / "x")
+    )
+    assert_one_line_error(code, stderr, f"{path}:2", "kitty_multiplier")
+
+
+def test_existing_folder_without_resume(tmp_path, capsys, fake_engine):
+    out = tmp_path / "r"
+    args = ["sim", "-n", "100", "--seed", "1", "--workers", "0", "--out", str(out)]
+    assert run_cli(capsys, *args)[0] == 0
+    code, _, stderr = run_cli(capsys, *args)
+    assert_one_line_error(code, stderr, "already exists; add --resume")
+
+
+def test_corrupt_part_on_resume(tmp_path, capsys, fake_engine):
+    out = tmp_path / "r"
+    assert (
+        run_cli(
+            capsys,
+            "sim",
+            "-n",
+            "100",
+            "--batch-size",
+            "40",
+            "--seed",
+            "1",
+            "--workers",
+            "0",
+            "--out",
+            str(out),
+        )[0]
+        == 0
+    )
+    (out / "hands" / "part-00001.parquet").write_bytes(b"PAR1 garbage PAR1")
+    code, _, stderr = run_cli(capsys, "sim", "--out", str(out), "--resume")
+    assert_one_line_error(code, stderr, "corrupt part", "part-00001.parquet", "delete it")
+
+
+def test_resume_of_a_folder_that_is_not_a_run(tmp_path, capsys, fake_engine):
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "notes.txt").write_text("hi")
+    code, _, stderr = run_cli(capsys, "sim", "--out", str(tmp_path / "r"), "--resume")
+    assert_one_line_error(code, stderr, "no manifest")
+
+
+def test_unreachable_scheduler(tmp_path, capsys, fake_engine, monkeypatch):
+    pytest.importorskip("dask.distributed")
+    real_run = runner.run
+    monkeypatch.setattr(runner, "run", lambda *a, **k: real_run(*a, **{**k, "connect_timeout": 1}))
+    code, _, stderr = run_cli(
+        capsys, "sim", "-n", "10", "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path / "x")
+    )
+    assert_one_line_error(code, stderr, "cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_failing_batch_exits_1_with_the_engine_traceback(
+    tmp_path, capsys, fake_engine, monkeypatch
+):
+    monkeypatch.setenv("FAKE_FAIL", "1")
+    code, _, stderr = run_cli(
+        capsys,
+        "sim",
+        "-n",
+        "100",
+        "--batch-size",
+        "40",
+        "--seed",
+        "1",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert code == 1
+    assert "Traceback" in stderr  # an engine bug is not a user mistake: show where it was
+    assert stderr.strip().splitlines()[-1].startswith("error: batch 1 failed: ValueError")
+
+
+# --------------------------------------------------------------------------------------------
+# rules, --version
+
+
+def test_version(capsys):
+    code, stdout, _ = run_cli(capsys, "--version")
+    assert code == 0 and stdout.strip() == f"fastsheng {fastsheng.__version__}"
+
+
+def test_rules_list_and_show(capsys, tmp_path):
+    code, stdout, _ = run_cli(capsys, "rules", "list")
+    assert code == 0
+    names = [line.split()[0] for line in stdout.splitlines()]
+    assert names == fastsheng.rules.list_presets()
+    code, stdout, _ = run_cli(capsys, "rules", "show", "standard")
+    assert code == 0
+    fields = {line.split()[0] for line in stdout.splitlines()[1:]}
+    assert {"kitty_multiplier", "level_table", "must_play"} <= fields
+    assert "001" in stdout  # the seed passages
+    path = tmp_path / "house.toml"
+    path.write_text('preset = "super"\nkitty_multiplier = "powers"\n')
+    code, stdout, _ = run_cli(capsys, "rules", "show", str(path))
+    assert code == 0 and "powers" in stdout
+    code, _, stderr = run_cli(capsys, "rules", "show", "nosuch")
+    assert_one_line_error(code, stderr, "unknown preset 'nosuch'")
+
+
+# --------------------------------------------------------------------------------------------
+# Ctrl-C on a real process tree
+
+
+def _env(**extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(PACKAGE_ROOT), str(TESTS), *filter(None, [env.get("PYTHONPATH")])]
+    )
+    env.update(extra)
+    return env
+
+
+FAKE_CLI = (
+    "import sys, test_runner\n"
+    "from fastsheng import cli, runner\n"
+    "runner.default_batch_fn = lambda: test_runner.fake_batch\n"
+    "runner.known_bots = lambda: ('random', 'basic', 'expert')\n"
+    "sys.exit(cli.main(sys.argv[1:]))\n"
+)
+
+
+def _wait_for_batches(out: Path, count: int, proc, timeout=30.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            done = len(json.loads((out / "run.json").read_text())["batches"])
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            done = 0
+        if done >= count:
+            return done
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {count} batches after {timeout} s")
+
+
+def test_ctrl_c_keeps_finished_batches_and_names_the_resume_command(tmp_path):
+    out = tmp_path / "r"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            FAKE_CLI,
+            "sim",
+            "-n",
+            "4000",
+            "--batch-size",
+            "50",
+            "--seed",
+            "9",
+            "--workers",
+            "2",
+            "--out",
+            str(out),
+            "--bots",
+            "random",
+        ],
+        env=_env(FAKE_SLEEP="0.1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for_batches(out, 4, proc)
+    # Ctrl-C in a terminal signals the whole foreground process group; the parent must cope
+    # either way, so signal only it (its workers ignore SIGINT regardless)
+    t0 = time.time()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=20)
+    assert time.time() - t0 < 3, "Ctrl-C must stop the run within a second or two"
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("interrupted: ") and f"fastsheng sim --out {out} --resume" in last
+    manifest = json.loads((out / "run.json").read_text())
+    kept = len(manifest["batches"])
+    assert kept >= 4 and not manifest["complete"]
+    assert {f"part-{int(b):05d}.parquet" for b in manifest["batches"]} <= set(
+        os.listdir(out / "hands")
+    )
+    assert not [n for n in os.listdir(out / "hands") if n.endswith(".tmp")]
+    done = subprocess.run(
+        [sys.executable, "-c", FAKE_CLI, "sim", "--out", str(out), "--resume", "--workers", "2"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "run.json").read_text())["complete"]
+    assert pds.dataset(out / "hands").count_rows() == 4000

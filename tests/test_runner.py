@@ -1,0 +1,416 @@
+"""The run driver's mechanics (batching, seeding, backends, retries, resume, interruption) on a
+small deterministic stand-in for the engine's batch function, plus end-to-end runs of the real
+engine on a few hundred hands."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.dataset as pds
+import pytest
+
+from fastsheng import dataset, runner
+from fastsheng.runner import BatchFailed, RunInterrupted, RunSpec
+
+# --------------------------------------------------------------------------------------------
+# A deterministic stand-in for fastsheng.hands.play_batch (same signature and contract), used
+# to test the driver alone. It lives here (importable as ``test_runner.fake_batch``) so that
+# spawned workers and Dask workers can load it by name. Behaviour switches come from the
+# environment, which spawned workers inherit:
+#   FAKE_SLEEP=seconds per batch; FAKE_KILL=dir:batch (SIGKILL itself once on that batch, or
+#   always with FAKE_KILL_ALWAYS=1); FAKE_FAIL=batch (raise).
+
+
+def fake_batch(rules, bots, seed, batch, size, *, mode="hands", level="2", tricks=False):
+    sleep = float(os.environ.get("FAKE_SLEEP", "0"))
+    if sleep:
+        time.sleep(sleep)
+    kill = os.environ.get("FAKE_KILL")
+    if kill:
+        folder, _, which = kill.rpartition(":")
+        marker = Path(folder) / f"killed-{batch}"
+        if int(which) == batch and (os.environ.get("FAKE_KILL_ALWAYS") or not marker.exists()):
+            marker.touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+    if os.environ.get("FAKE_FAIL") == str(batch):
+        raise ValueError("the fake engine fails on purpose")
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(batch,)))
+    full = max(size, 64)  # draws do not depend on `size` (up to 64): a truncated batch is a prefix
+    points = rng.integers(0, 41, size=full).astype(np.int16)[:size] * 5
+    change = rng.integers(-3, 4, size=full).astype(np.int8)[:size]
+    start = batch * 1_000_000  # a real engine uses batch * batch_size; unknown here
+    n = size
+
+    def common(count, id_name, ids):
+        return {
+            id_name: pa.array(ids, pa.uint64()),
+            "batch": pa.array(np.full(count, batch, np.uint32)),
+            "rules": pa.array([rules.name] * count).dictionary_encode(),
+            "bots": pa.array([",".join(bots)] * count).dictionary_encode(),
+        }
+
+    hands = pa.table(
+        {
+            **common(n, "hand_id", np.arange(start, start + n, dtype=np.uint64)),
+            "level": pa.array([level] * n).dictionary_encode(),
+            "defender_points": pa.array(points),
+            "dealer_won": pa.array(points < 80),
+            "kitty_captured": pa.array(points % 20 == 0),
+            "level_change": pa.array(change),
+        }
+    )
+    out = {"hands": hands}
+    if mode == "matches":
+        out["matches"] = pa.table(
+            {
+                **common(n, "match_id", np.arange(start, start + n, dtype=np.uint64)),
+                "hands": pa.array(np.full(n, 3, np.uint16)),
+            }
+        )
+    if tricks:
+        k = 3 * n
+        out["tricks"] = pa.table(
+            {
+                **common(k, "hand_id", np.repeat(np.arange(start, start + n, dtype=np.uint64), 3)),
+                "trick": pa.array(np.tile(np.arange(3, dtype=np.uint8), n)),
+            }
+        )
+    return out
+
+
+class FakeRules:
+    """Enough of fastsheng.rules.Rules for the driver: a name and to_dict()."""
+
+    def __init__(self, name="standard", **switches):
+        self.name = name
+        self.switches = {"kitty_multiplier": "plus_two", **switches}
+
+    def to_dict(self):
+        return dict(self.switches)
+
+    def __eq__(self, other):
+        return isinstance(other, FakeRules) and self.to_dict() == other.to_dict()
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+def spec(n=300, batch_size=64, seed=7, **kw):
+    kw.setdefault("rules", FakeRules())
+    kw.setdefault("bots", ("random",) * 4)
+    return RunSpec(seed=seed, n=n, batch_size=batch_size, **kw)
+
+
+def read(out, table="hands"):
+    return (
+        pds.dataset(Path(out) / table)
+        .to_table()
+        .sort_by(
+            [("batch", "ascending"), ("hand_id", "ascending")]
+            if table != "matches"
+            else [("match_id", "ascending")]
+        )
+    )
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch):
+    for name in ("FAKE_SLEEP", "FAKE_KILL", "FAKE_KILL_ALWAYS", "FAKE_FAIL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Batching
+
+
+def test_batches_cover_n_with_a_truncated_last_batch():
+    s = spec(n=300, batch_size=64)
+    assert s.n_batches == 5
+    assert [s.batch_rows(b) for b in range(5)] == [64, 64, 64, 64, 44]
+    assert spec(n=128, batch_size=64).n_batches == 2
+    with pytest.raises(IndexError):
+        s.batch_rows(5)
+
+
+@pytest.mark.parametrize(
+    "kw, word",
+    [
+        ({"n": 0}, "n must"),
+        ({"n": -5}, "n must"),
+        ({"batch_size": 0}, "batch size"),
+        ({"seed": -1}, "seed"),
+        ({"mode": "games"}, "mode"),
+        ({"level": "1"}, "level"),
+        ({"bots": ("random",) * 3}, "4 bots"),
+    ],
+)
+def test_spec_rejects_bad_values(kw, word):
+    with pytest.raises(ValueError, match=word):
+        spec(**kw)
+
+
+def test_in_process_run_writes_parts_and_manifest(tmp_path):
+    out = tmp_path / "run"
+    res = runner.run(spec(tricks=True), out, workers=0, batch_fn=fake_batch)
+    assert res.complete and res.batches_run == 5 and res.rows_run == 300
+    names = sorted(os.listdir(out / "hands"))
+    assert names == [f"part-{b:05d}.parquet" for b in range(5)]
+    assert sorted(os.listdir(out / "tricks")) == names
+    manifest = dataset.read_manifest(dataset.Storage(out))
+    assert manifest["n"] == 300 and manifest["batch_size"] == 64 and manifest["seed"] == 7
+    assert manifest["rules"] == {"kitty_multiplier": "plus_two"}
+    assert manifest["bots"] == ["random"] * 4 and manifest["complete"] is True
+    assert manifest["batches"]["4"]["parts"]["hands"]["rows"] == 44
+    assert manifest["batches"]["4"]["parts"]["tricks"]["rows"] == 132
+    table = read(out)
+    assert table.num_rows == 300
+    assert res.stats["hands"] == 300
+
+
+def test_workers_1_2_and_in_process_give_identical_data(tmp_path):
+    s = spec(n=500, batch_size=40)
+    tables = []
+    for name, workers in (("w0", 0), ("w1", 1), ("w2", 2)):
+        runner.run(s, tmp_path / name, workers=workers, batch_fn=fake_batch)
+        tables.append(read(tmp_path / name))
+    assert tables[0].equals(tables[1]) and tables[0].equals(tables[2])
+    # and the parts are byte-identical: same checksums in the manifests
+    sums = [
+        {
+            b: e["parts"]["hands"]["sha256"]
+            for b, e in dataset.read_manifest(dataset.Storage(tmp_path / name))["batches"].items()
+        }
+        for name in ("w0", "w1", "w2")
+    ]
+    assert sums[0] == sums[1] == sums[2]
+
+
+def test_batch_seeding_is_independent_of_n(tmp_path):
+    """Batch b only depends on (seed, b): a longer run starts with the shorter one's data."""
+    runner.run(spec(n=100, batch_size=64), tmp_path / "a", workers=0, batch_fn=fake_batch)
+    runner.run(spec(n=200, batch_size=64), tmp_path / "b", workers=0, batch_fn=fake_batch)
+    a, b = read(tmp_path / "a"), read(tmp_path / "b")
+    assert b.slice(0, 100).equals(a)
+
+
+# --------------------------------------------------------------------------------------------
+# Resume and the manifest
+
+
+def test_existing_folder_without_resume_is_refused(tmp_path):
+    runner.run(spec(n=64), tmp_path / "r", workers=0, batch_fn=fake_batch)
+    with pytest.raises(dataset.DatasetError, match="already exists; add --resume"):
+        runner.run(spec(n=64), tmp_path / "r", workers=0, batch_fn=fake_batch)
+
+
+def test_resume_finishes_exactly_the_missing_batches(tmp_path):
+    out = tmp_path / "r"
+    full = tmp_path / "full"
+    s = spec(n=300, batch_size=64)
+    runner.run(s, full, workers=0, batch_fn=fake_batch)
+    runner.run(s, out, workers=0, batch_fn=fake_batch)
+    storage = dataset.Storage(out)
+    manifest = dataset.read_manifest(storage)
+    # forget batches 1 and 3 (as if interrupted before they were recorded), delete one part
+    del manifest["batches"]["1"], manifest["batches"]["3"]
+    manifest["complete"] = False
+    dataset.write_manifest(storage, manifest)
+    os.remove(out / "hands" / "part-00003.parquet")
+    (out / "hands" / ".part-00001.parquet.abc.tmp").write_bytes(b"half")
+    seen = []
+    res = runner.run(
+        s,
+        out,
+        workers=0,
+        batch_fn=fake_batch,
+        resume=True,
+        on_event=lambda kind, info: seen.append((kind, info.get("batch"))),
+    )
+    assert sorted(b for kind, b in seen if kind == "batch") == [1, 3]
+    assert res.complete and res.batches_run == 2
+    assert not [p for p in os.listdir(out / "hands") if p.endswith(".tmp")]
+    assert read(out).equals(read(full))
+
+
+def test_resume_of_a_complete_run_does_nothing(tmp_path):
+    s = spec(n=100)
+    runner.run(s, tmp_path / "r", workers=0, batch_fn=fake_batch)
+    res = runner.run(s, tmp_path / "r", workers=0, batch_fn=fake_batch, resume=True)
+    assert res.batches_run == 0 and res.complete
+
+
+def test_resume_refuses_a_manifest_that_disagrees(tmp_path):
+    runner.run(spec(n=100), tmp_path / "r", workers=0, batch_fn=fake_batch)
+    with pytest.raises(
+        dataset.DatasetError, match=r"disagrees with the options: seed 8 \(run.json: 7\)"
+    ):
+        runner.run(spec(n=100, seed=8), tmp_path / "r", workers=0, batch_fn=fake_batch, resume=True)
+    with pytest.raises(dataset.DatasetError, match="rules switches kitty_multiplier"):
+        runner.run(
+            spec(n=100, rules=FakeRules(kitty_multiplier="linear")),
+            tmp_path / "r",
+            workers=0,
+            batch_fn=fake_batch,
+            resume=True,
+        )
+
+
+def test_resume_refuses_a_corrupt_part(tmp_path):
+    runner.run(spec(n=100), tmp_path / "r", workers=0, batch_fn=fake_batch)
+    part = tmp_path / "r" / "hands" / "part-00001.parquet"
+    data = bytearray(part.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    part.write_bytes(bytes(data))
+    with pytest.raises(dataset.DatasetError, match="corrupt part .*part-00001.parquet: checksum"):
+        runner.run(spec(n=100), tmp_path / "r", workers=0, batch_fn=fake_batch, resume=True)
+    part.write_bytes(b"short")
+    with pytest.raises(dataset.DatasetError, match="has 5 bytes"):
+        runner.run(spec(n=100), tmp_path / "r", workers=0, batch_fn=fake_batch, resume=True)
+
+
+def test_resume_of_nothing_is_refused(tmp_path):
+    with pytest.raises(dataset.DatasetError, match="nothing to resume"):
+        runner.run(spec(n=100), tmp_path / "nope", workers=0, batch_fn=fake_batch, resume=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Failures: killed workers, exceptions, Ctrl-C
+
+
+def test_a_sigkilled_worker_is_reported_and_its_batch_retried(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_KILL", f"{tmp_path}:2")
+    events = []
+    s = spec(n=300, batch_size=64)
+    res = runner.run(
+        s,
+        tmp_path / "r",
+        workers=2,
+        batch_fn=fake_batch,
+        on_event=lambda kind, info: events.append((kind, dict(info))),
+    )
+    died = [info for kind, info in events if kind == "worker_died"]
+    assert len(died) == 1
+    assert died[0]["batch"] == 2 and died[0]["reason"] == "killed by SIGKILL" and died[0]["retry"]
+    assert res.complete and res.retried == [2]
+    runner.run(s, tmp_path / "ref", workers=0, batch_fn=fake_batch)
+    assert read(tmp_path / "r").equals(read(tmp_path / "ref"))
+
+
+def test_a_batch_that_always_kills_its_worker_fails_the_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_KILL", f"{tmp_path}:1")
+    monkeypatch.setenv("FAKE_KILL_ALWAYS", "1")
+    s = spec(n=300, batch_size=64)
+    with pytest.raises(
+        BatchFailed, match="batch 1 failed: its worker was killed by SIGKILL 3 times"
+    ):
+        runner.run(s, tmp_path / "r", workers=2, batch_fn=fake_batch, retries=2)
+    manifest = dataset.read_manifest(dataset.Storage(tmp_path / "r"))
+    assert "1" not in manifest["batches"] and not manifest["complete"]
+
+
+def test_an_exception_in_a_worker_fails_the_run_and_keeps_finished_batches(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_FAIL", "4")
+    with pytest.raises(BatchFailed, match="batch 4 failed: ValueError: the fake engine") as info:
+        runner.run(spec(n=300, batch_size=64), tmp_path / "r", workers=1, batch_fn=fake_batch)
+    assert "Traceback" in info.value.remote_traceback
+    manifest = dataset.read_manifest(dataset.Storage(tmp_path / "r"))
+    assert set(manifest["batches"]) == {"0", "1", "2", "3"}
+    monkeypatch.delenv("FAKE_FAIL")
+    res = runner.run(
+        spec(n=300, batch_size=64), tmp_path / "r", workers=1, batch_fn=fake_batch, resume=True
+    )
+    assert res.batches_run == 1 and res.complete
+
+
+def test_keyboard_interrupt_stops_workers_and_keeps_finished_batches(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_SLEEP", "0.2")
+    s = spec(n=64 * 40, batch_size=64)
+    seen = []
+
+    def on_event(kind, info):
+        if kind == "batch":
+            seen.append(info["batch"])
+            if len(seen) == 4:
+                # as if Ctrl-C arrived: SIGINT to this process only (workers ignore it anyway)
+                threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+    t0 = time.perf_counter()
+    with pytest.raises(RunInterrupted) as info:
+        runner.run(s, tmp_path / "r", workers=2, batch_fn=fake_batch, on_event=on_event)
+    assert time.perf_counter() - t0 < 8
+    manifest = dataset.read_manifest(dataset.Storage(tmp_path / "r"))
+    assert info.value.done == len(manifest["batches"]) >= 4
+    assert not manifest["complete"]
+    assert not [p for p in os.listdir(tmp_path / "r" / "hands") if p.endswith(".tmp")]
+    monkeypatch.delenv("FAKE_SLEEP")
+    runner.run(s, tmp_path / "r", workers=2, batch_fn=fake_batch, resume=True)
+    runner.run(s, tmp_path / "ref", workers=0, batch_fn=fake_batch)
+    assert read(tmp_path / "r").equals(read(tmp_path / "ref"))
+
+
+# --------------------------------------------------------------------------------------------
+# Dask backend on a LocalCluster
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    distributed = pytest.importorskip("dask.distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=40,
+    )
+    yield cluster
+    cluster.close()
+
+
+def test_dask_backend_gives_the_same_data(tmp_path, dask_cluster):
+    s = spec(n=500, batch_size=40, tricks=True)
+    res = runner.run(
+        s, tmp_path / "d", scheduler=dask_cluster.scheduler_address, batch_fn=fake_batch
+    )
+    assert res.complete and res.batches_run == s.n_batches
+    runner.run(s, tmp_path / "w", workers=0, batch_fn=fake_batch)
+    assert read(tmp_path / "d").equals(read(tmp_path / "w"))
+    assert read(tmp_path / "d", "tricks").equals(read(tmp_path / "w", "tricks"))
+    md = dataset.read_manifest(dataset.Storage(tmp_path / "d"))
+    mw = dataset.read_manifest(dataset.Storage(tmp_path / "w"))
+    assert md["batches"] == mw["batches"]
+
+
+def test_dask_backend_reports_a_failing_batch(tmp_path, dask_cluster):
+    with pytest.raises(BatchFailed, match=r"batch \d+ failed: ValueError: nope"):
+        runner.run(
+            spec(n=100),
+            tmp_path / "d",
+            scheduler=dask_cluster.scheduler_address,
+            batch_fn=_always_fails,
+            retries=0,
+        )
+
+
+def _always_fails(rules, bots, seed, batch, size, **kw):
+    raise ValueError("nope")
+
+
+def test_unreachable_scheduler_is_a_clear_error(tmp_path):
+    pytest.importorskip("dask.distributed")
+    with pytest.raises(
+        runner.FastshengError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"
+    ):
+        runner.run(
+            spec(n=100),
+            tmp_path / "d",
+            scheduler="tcp://127.0.0.1:9",
+            batch_fn=fake_batch,
+            connect_timeout=1.0,
+        )
+    assert not (tmp_path / "d").exists()  # nothing created: the same command can be retried
