@@ -6,6 +6,7 @@ checked against a plain-Python reference (``fastsheng.reference``).
 
 from fastsheng._core import Context
 from fastsheng._core import level_outcome as _core_level_outcome
+from fastsheng._declare import can_declare
 from fastsheng.cards import format_cards, parse_cards
 from fastsheng.errors import FastshengError, IllegalPlay, RulesError
 from fastsheng.rules import Rules, get_rules, list_presets, load_rules
@@ -19,6 +20,7 @@ __all__ = [
     "Rules",
     "RulesError",
     "__version__",
+    "can_declare",
     "format_cards",
     "get_rules",
     "level_outcome",
