@@ -53,7 +53,7 @@ BIG_JOKER = 53
 NUM_CODES = 54
 
 _GLYPHS = {"♠": "S", "♥": "H", "♣": "C", "♦": "D", "♤": "S", "♡": "H", "♧": "C", "♢": "D"}
-_RANK_ALIASES = {"T": "10", "1": "A"}  # '1' never occurs alone; 'T' is the common 10 shorthand
+_RANK_ALIASES = {"T": "10"}  # the common shorthand for 10
 
 BB_ALL = (1 << NUM_CODES) - 1
 BB_JOKERS = (1 << SMALL_JOKER) | (1 << BIG_JOKER)
