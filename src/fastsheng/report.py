@@ -64,11 +64,11 @@ HAND_COLUMNS: dict[str, tuple[str, ...]] = {
     "dealer": ("dealer",),
     "declarer": ("declarer",),
     "trump": ("trump", "trump_suit"),
-    "trump_source": ("trump_source", "trump_set_by", "trump_how", "trump_from"),
-    "declarations": ("declarations", "n_declarations", "calls", "shows"),
-    "overcalls": ("overcalls", "n_overcalls"),
-    "kitty_points": ("kitty_points", "kitty_points_dealt", "kitty_dealt_points"),
-    "kitty_buried": ("kitty_buried_points", "buried_points", "kitty_points_buried", "buried"),
+    "trump_source": ("trump_set", "trump_source", "trump_set_by", "trump_how", "trump_from"),
+    "declarations": ("n_shows", "declarations", "n_declarations", "calls", "shows"),
+    "overcalls": ("n_overcalls", "overcalls"),
+    "kitty_points": ("kitty_points_dealt", "kitty_points", "kitty_dealt_points"),
+    "kitty_buried": ("kitty_points_buried", "kitty_buried_points", "buried_points", "buried"),
     "trick_points": (
         "defender_trick_points",
         "defenders_trick_points",
@@ -79,15 +79,15 @@ HAND_COLUMNS: dict[str, tuple[str, ...]] = {
     "last_winner": ("last_trick_winner", "last_winner"),
     "last_lead_kind": ("last_lead_kind", "last_trick_lead_kind", "last_trick_kind"),
     "kitty_captured": ("kitty_captured", "kitty_capture", "defenders_took_kitty"),
-    "kitty_multiplier": ("kitty_multiplier", "multiplier"),
+    "kitty_multiplier": ("kitty_mult", "kitty_multiplier", "multiplier"),
     "kitty_bonus": ("kitty_bonus", "bonus"),
     "throws": ("throws", "n_throws"),
     "failed_throws": ("failed_throws", "n_failed_throws", "throws_failed"),
     "penalty": ("penalty", "throw_penalty", "penalties", "penalty_points"),
-    "defenders_total": ("defenders_total", "defender_total", "total", "points"),
+    "defenders_total": ("defenders_total", "defender_total"),
     "dealer_won": ("dealer_won", "dealer_side_won", "dealer_wins"),
     "winner": ("winner", "winning_side", "winner_side", "side_up", "advancing_side"),
-    "level_change": ("level_change", "levels", "level_delta", "levels_up"),
+    "level_change": ("levels", "level_change", "level_delta", "levels_up"),
     "next_dealer": ("next_dealer",),
 }
 
@@ -96,8 +96,9 @@ MATCH_COLUMNS: dict[str, tuple[str, ...]] = {
     "winner": ("winner", "winning_team", "winner_team"),
     "hands": ("hands", "hands_played", "n_hands"),
     "first_dealer": ("first_dealer",),
-    "level_team0": ("final_level_0", "level_0", "final_level_team0", "team0_level"),
-    "level_team1": ("final_level_1", "level_1", "final_level_team1", "team1_level"),
+    "level_team0": ("level_team0", "final_level_0", "level_0", "final_level_team0"),
+    "level_team1": ("level_team1", "final_level_1", "level_1", "final_level_team1"),
+    "capped": ("capped",),
 }
 
 RANK_ORDER = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -130,10 +131,12 @@ def _as_str(s: pd.Series) -> pd.Series:
 
 
 def _side_is_dealer(s: pd.Series) -> pd.Series:
-    """A winner column -> True where the dealer side advanced (strings 'dealer'/'defenders',
-    or booleans/integers meaning 'defenders won')."""
+    """A winner column -> True where the dealer side advanced: strings 'dealer'/'defenders', or
+    the engine's code (0 = dealer side advances, 1 = defenders take over)."""
     if s.dtype == bool:
         return ~s  # a boolean 'winner' column can only mean "the defenders won"
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        return s.to_numpy() == 0
     st = _as_str(s).str.lower()
     return st.str.startswith("dealer") | st.str.startswith("declarer") | st.eq("attack")
 
@@ -149,15 +152,27 @@ def canonical_hands(raw: pd.DataFrame, rules: Any = None) -> pd.DataFrame:
     if "hand_id" not in df:
         df["hand_id"] = np.arange(n)
     if "level" in df:
+        if pd.api.types.is_numeric_dtype(df["level"].dtype):  # engine code 0..12 = 2..A
+            df["level"] = [RANK_ORDER[int(v)] for v in df["level"]]
         df["level"] = _as_str(df["level"])
     if "trump" in df:
-        t = _as_str(df["trump"])
+        t = df["trump"]
+        if pd.api.types.is_numeric_dtype(t.dtype):  # engine code 0..3 = S H C D, 4 = NT
+            t = pd.Series(["SHCD"[int(v)] if 0 <= v < 4 else "NT" for v in t])
+        t = _as_str(t)
         nt = (
             t.str.upper().isin(["NT", "N", "NONE", "NO TRUMP", "NO_TRUMP", "NOTRUMP", ""])
             | t.isna()
         )
         df["trump"] = t.fillna("NT")
         df["trump_kind"] = np.where(nt, "no trump", "suit")
+    if "last_lead_kind" in df and pd.api.types.is_numeric_dtype(df["last_lead_kind"].dtype):
+        df["last_lead_kind"] = [
+            LEAD_KIND_ORDER[int(v)] if 0 <= v < 4 else str(v) for v in df["last_lead_kind"]
+        ]
+    if "trump_source" in df and pd.api.types.is_numeric_dtype(df["trump_source"].dtype):
+        names = ("declared", "overcall", "kitty", "none")
+        df["trump_source"] = [names[int(v)] if 0 <= v < 4 else str(v) for v in df["trump_source"]]
     for c in ("trump_source", "last_lead_kind"):
         if c in df:
             df[c] = _as_str(df[c]).fillna("none")
@@ -183,7 +198,7 @@ def canonical_hands(raw: pd.DataFrame, rules: Any = None) -> pd.DataFrame:
         dec = pd.to_numeric(df["declarer"], errors="coerce")
         dl = df["dealer"].to_numpy()
         role = np.full(n, "nobody", dtype=object)
-        has = dec.notna().to_numpy() & (dec.fillna(-1).to_numpy() >= 0)
+        has = dec.notna().to_numpy() & dec.fillna(-1).between(0, 3).to_numpy()
         d = dec.fillna(-1).to_numpy().astype(int)
         rel = (d - dl) % 4
         role[has & (rel == 0)] = "dealer"
@@ -987,6 +1002,16 @@ def compute_report(run: Run, *, figures: bool = True) -> Report:
     return rep
 
 
+def _team_codes(s: pd.Series) -> pd.Series:
+    """A match winner column -> 0 (seats 0/2), 1 (seats 1/3), anything else (draw) -> -1."""
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        v = pd.to_numeric(s, errors="coerce").fillna(-1).astype(int)
+    else:
+        st = _as_str(s).fillna("").str.lower()
+        v = pd.Series(np.where(st.str.contains("0"), 0, np.where(st.str.contains("1"), 1, -1)))
+    return v.where(v.isin([0, 1]), -1)
+
+
 def _match_tables(rep: Report, run: Run, h: pd.DataFrame, figures: bool) -> None:
     mt = canonical_matches(run.matches)
     nm = len(mt)
@@ -1006,8 +1031,8 @@ def _match_tables(rep: Report, run: Run, h: pd.DataFrame, figures: bool) -> None
             }
         )
     if {"winner", "first_dealer"} <= set(mt):
-        w = pd.to_numeric(mt["winner"], errors="coerce")
-        decided = w.notna() & (w >= 0)
+        w = _team_codes(mt["winner"])
+        decided = w.isin([0, 1])
         fd_team = mt["first_dealer"].to_numpy().astype(int) % 2
         k = int((w[decided].astype(int).to_numpy() == fd_team[decided.to_numpy()]).sum())
         nd = int(decided.sum())
@@ -1057,7 +1082,7 @@ def _match_tables(rep: Report, run: Run, h: pd.DataFrame, figures: bool) -> None
             hh["order"] = h["hand_id"].to_numpy()
         hh["team"] = hh["dealer"].astype(int) % 2
         hh = hh.sort_values(["match_id", "order"]).drop_duplicates(["match_id", "team", "level"])
-        win = mt.set_index("match_id")["winner"]
+        win = pd.Series(_team_codes(mt["winner"]).to_numpy(), index=mt["match_id"].to_numpy())
         hh["won"] = hh["match_id"].map(win).astype(float) == hh["team"]
         rows = []
         for lv in _level_order(hh["level"].unique()):
@@ -1131,6 +1156,12 @@ PAIRED_METRICS: list[tuple[str, str, str, Callable[[pd.DataFrame], Any]]] = [
 ]
 
 
+# columns that depend on the shuffle only (not on rules or bots): the per-seat deal features
+# that do not depend on the trump, and the kitty as dealt
+_DEAL_ONLY = ("kitty_points_dealt", "kitty_points", "first_seat", "deal_hash")
+_DEAL_FEATURES = ("points", "jokers", "pairs", "level_cards")
+
+
 def _deal_check(a: pd.DataFrame, b: pd.DataFrame) -> dict[str, Any]:
     """Whether the two runs dealt the same cards: compares every column that depends on the deal
     only (per-seat deal features, the kitty as dealt). Returns the columns compared and the share
@@ -1140,16 +1171,9 @@ def _deal_check(a: pd.DataFrame, b: pd.DataFrame) -> dict[str, Any]:
         for c in a.columns
         if c in b.columns
         and (
-            c.startswith("deal_")
-            or c.startswith("seat")
-            or c
-            in (
-                "kitty_points",
-                "kitty_points_dealt",
-                "kitty_dealt_points",
-                "deal_hash",
-                "first_dealer",
-            )
+            c in _DEAL_ONLY
+            or c.startswith("deal_")
+            or any(c.startswith(f"{p}_") and c[len(p) + 1 :].isdigit() for p in _DEAL_FEATURES)
         )
     ]
     if not deal_cols:
@@ -1268,6 +1292,7 @@ def compute_compare(
                 "p_value",
                 "mde",
             ),
+            console=("metric", "mean_a", "mean_b", "diff", "diff_lo", "diff_hi", "mde"),
         )
     )
     # level-change distribution side by side (paired difference per outcome)
