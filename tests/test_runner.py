@@ -28,6 +28,9 @@ from fastsheng.runner import BatchFailed, RunInterrupted, RunSpec
 
 
 def fake_batch(rules, bots, seed, batch, size, *, mode="hands", level="2", tricks=False):
+    """Rows numbered from batch * size (like fastsheng.hands.play_batch: the driver plays a
+    full batch and cuts it for the truncated last one); the draws of row i never depend on
+    `size`, so a shorter batch is a prefix of a longer one."""
     sleep = float(os.environ.get("FAKE_SLEEP", "0"))
     if sleep:
         time.sleep(sleep)
@@ -41,43 +44,53 @@ def fake_batch(rules, bots, seed, batch, size, *, mode="hands", level="2", trick
     if os.environ.get("FAKE_FAIL") == str(batch):
         raise ValueError("the fake engine fails on purpose")
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(batch,)))
-    full = max(size, 64)  # draws do not depend on `size` (up to 64): a truncated batch is a prefix
-    points = rng.integers(0, 41, size=full).astype(np.int16)[:size] * 5
-    change = rng.integers(-3, 4, size=full).astype(np.int8)[:size]
-    start = batch * 1_000_000  # a real engine uses batch * batch_size; unknown here
-    n = size
+    draws = rng.integers(0, 2**31, size=(size, 3))  # row i: the i-th triple of the stream
+    start = batch * size
+    per_match = 3 if mode == "matches" else 1
+    n = size * per_match
 
-    def common(count, id_name, ids):
+    def common(count, ids):
         return {
-            id_name: pa.array(ids, pa.uint64()),
+            "hand_id": pa.array(ids, pa.uint64()),
             "batch": pa.array(np.full(count, batch, np.uint32)),
             "rules": pa.array([rules.name] * count).dictionary_encode(),
             "bots": pa.array([",".join(bots)] * count).dictionary_encode(),
         }
 
+    rows = np.repeat(draws, per_match, axis=0)
+    points = ((rows[:, 0] % 41) * 5).astype(np.int16)
+    ids = np.arange(start, start + size, dtype=np.uint64)
+    if mode == "matches":
+        hand_ids = np.repeat(ids, 3) * 65536 + np.tile(np.arange(1, 4, dtype=np.uint64), size)
+    else:
+        hand_ids = ids
     hands = pa.table(
         {
-            **common(n, "hand_id", np.arange(start, start + n, dtype=np.uint64)),
+            **common(n, hand_ids),
+            **({"match_id": pa.array(np.repeat(ids, 3))} if mode == "matches" else {}),
             "level": pa.array([level] * n).dictionary_encode(),
-            "defender_points": pa.array(points),
-            "dealer_won": pa.array(points < 80),
-            "kitty_captured": pa.array(points % 20 == 0),
-            "level_change": pa.array(change),
+            "defenders_total": pa.array(points),
+            "winner": pa.array(np.where(points < 80, "dealer", "defenders")).dictionary_encode(),
+            "levels": pa.array((rows[:, 1] % 4).astype(np.uint8)),
+            "kitty_captured": pa.array(rows[:, 2] % 5 == 0),
         }
     )
     out = {"hands": hands}
     if mode == "matches":
+        winner = np.array(["team0", "team1", "draw"])[draws[:, 1] % 3]
         out["matches"] = pa.table(
             {
-                **common(n, "match_id", np.arange(start, start + n, dtype=np.uint64)),
-                "hands": pa.array(np.full(n, 3, np.uint16)),
+                "match_id": pa.array(ids),
+                **common(size, ids * 65536 + 1),
+                "winner": pa.array(winner).dictionary_encode(),
+                "hands": pa.array(np.full(size, 3, np.uint16)),
             }
         )
     if tricks:
         k = 3 * n
         out["tricks"] = pa.table(
             {
-                **common(k, "hand_id", np.repeat(np.arange(start, start + n, dtype=np.uint64), 3)),
+                **common(k, np.repeat(hand_ids, 3)),
                 "trick": pa.array(np.tile(np.arange(3, dtype=np.uint8), n)),
             }
         )
@@ -153,6 +166,55 @@ def test_batches_cover_n_with_a_truncated_last_batch():
 def test_spec_rejects_bad_values(kw, word):
     with pytest.raises(ValueError, match=word):
         spec(**kw)
+
+
+def test_hand_ids_run_from_0_to_n_minus_1_across_a_truncated_last_batch(tmp_path):
+    runner.run(
+        spec(n=300, batch_size=64, tricks=True), tmp_path / "r", workers=0, batch_fn=fake_batch
+    )
+    assert read(tmp_path / "r")["hand_id"].to_pylist() == list(range(300))
+    tricks = pds.dataset(tmp_path / "r" / "tricks").to_table()
+    assert sorted(set(tricks["hand_id"].to_pylist())) == list(range(300))
+
+
+def test_truncated_matches_batch_keeps_the_hands_of_its_matches(tmp_path):
+    runner.run(
+        spec(n=100, batch_size=64, mode="matches", tricks=True),
+        tmp_path / "m",
+        workers=0,
+        batch_fn=fake_batch,
+    )
+    matches = pds.dataset(tmp_path / "m" / "matches").to_table()
+    hands = pds.dataset(tmp_path / "m" / "hands").to_table()
+    assert sorted(matches["match_id"].to_pylist()) == list(range(100))
+    assert sorted(set(hands["match_id"].to_pylist())) == list(range(100))
+    assert hands.num_rows == 300
+
+
+def test_a_batch_fn_taking_batch_size_plays_only_the_truncated_rows(tmp_path):
+    calls = []
+
+    def fn(rules, bots, seed, batch, size, *, batch_size=None, **kw):
+        calls.append((batch, size, batch_size))
+        return fake_batch(rules, bots, seed, batch, size, **kw)
+
+    runner.run(spec(n=100, batch_size=64), tmp_path / "r", workers=0, batch_fn=fn)
+    assert calls == [(0, 64, None), (1, 36, 64)]
+
+
+def test_summary_aggregates(tmp_path):
+    res = runner.run(spec(n=300, batch_size=64), tmp_path / "r", workers=0, batch_fn=fake_batch)
+    table = read(tmp_path / "r")
+    stats = res.stats
+    assert stats["hands"] == 300
+    assert stats["defender_points_sum"] == sum(table["defenders_total"].to_pylist())
+    winners = table["winner"].cast(pa.string()).to_pylist()
+    assert stats["dealer_wins"] == winners.count("dealer")
+    assert stats["kitty_captures"] == sum(table["kitty_captured"].to_pylist())
+    assert sum(stats["level_change"].values()) == 300
+    levels = table["levels"].to_pylist()
+    expected = sum(1 for w, lv in zip(winners, levels, strict=True) if w == "dealer" and lv == 2)
+    assert stats["level_change"].get("dealer+2", 0) == expected
 
 
 def test_in_process_run_writes_parts_and_manifest(tmp_path):

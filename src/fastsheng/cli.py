@@ -290,6 +290,21 @@ def sim(
     typer.echo(summary_text(result))
 
 
+def level_change_text(hist: dict[str, int], total: int) -> str:
+    """``dealer +3 4.1%, dealer +2 ..., take over 20.0%, defenders +1 ...``."""
+
+    def order(key: str) -> tuple[int, int]:
+        side, _, k = key.partition("+")
+        return (0, -int(k)) if side == "dealer" else (1, int(k))
+
+    parts = []
+    for key in sorted(hist, key=order):
+        side, _, k = key.partition("+")
+        label = "take over" if key == "defenders+0" else f"{side} +{k}"
+        parts.append(f"{label} {100.0 * hist[key] / total:.1f}%")
+    return ", ".join(parts)
+
+
 def _spec_kwargs_from_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
     from fastsheng.rules import Rules
 
@@ -343,12 +358,13 @@ def summary_text(result) -> str:
         lines.append(f"  kitty        captured by the defenders in {rate:.1f}% of hands")
     hist = stats.get("level_change")
     if hands and hist:
-        parts = []
-        for key in sorted(hist, key=lambda k: int(k)):
-            k = int(key)
-            label = f"dealer +{k}" if k > 0 else ("take over" if k == 0 else f"defenders +{-k}")
-            parts.append(f"{label} {100.0 * hist[key] / hands:.1f}%")
-        lines.append("  levels       " + ", ".join(parts))
+        lines.append("  levels       " + level_change_text(hist, hands))
+    if rows and unit == "matches" and stats.get("match_winner"):
+        won = stats["match_winner"]
+        parts = [
+            f"{k} {100.0 * won[k] / rows:.1f}%" for k in ("team0", "team1", "draw") if k in won
+        ]
+        lines.append("  matches won  " + ", ".join(parts))
     tables = [t for t in TABLES if t in m.get("tables", [])]
     lines.append(f"read it:      pandas.read_parquet({str(Path(result.out) / tables[0])!r})")
     return "\n".join(lines)

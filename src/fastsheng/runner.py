@@ -22,6 +22,7 @@ Backends:
 
 from __future__ import annotations
 
+import inspect
 import math
 import multiprocessing
 import os
@@ -235,22 +236,55 @@ def _show(value: Any) -> str:
 # One batch
 
 
+def _accepts(fn: Callable[..., Any], name: str) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def call_batch_fn(fn: BatchFn, spec: RunSpec, batch: int) -> dict[str, pa.Table]:
+    """The tables of batch ``batch``. The last batch of a run may be truncated: it holds the
+    first ``batch_rows(batch)`` hands (matches) of the full batch, numbered as in the full batch.
+    A batch function that takes ``batch_size=`` plays just those; one that does not (it numbers
+    rows from ``batch * size``) plays the full batch, cut here."""
+    size = spec.batch_rows(batch)
+    kwargs = {"mode": spec.mode, "level": spec.level, "tricks": spec.tricks}
+    args = (spec.rules, spec.bots, spec.seed, batch)
+    if size == spec.batch_size:
+        return dict(fn(*args, size, **kwargs))
+    if _accepts(fn, "batch_size"):
+        return dict(fn(*args, size, batch_size=spec.batch_size, **kwargs))
+    return truncate_tables(dict(fn(*args, spec.batch_size, **kwargs)), spec.mode, size)
+
+
+def truncate_tables(tables: dict[str, pa.Table], mode: str, size: int) -> dict[str, pa.Table]:
+    """The first ``size`` hands (matches) of a batch's tables, with their tricks (hands)."""
+    out = dict(tables)
+    if mode == "hands":
+        out["hands"] = tables["hands"].slice(0, size)
+    else:
+        out["matches"] = tables["matches"].slice(0, size)
+        keep = pc.is_in(
+            tables["hands"]["match_id"], value_set=out["matches"]["match_id"].combine_chunks()
+        )
+        out["hands"] = tables["hands"].filter(keep)
+    if "tricks" in tables:
+        keep = pc.is_in(
+            tables["tricks"]["hand_id"], value_set=out["hands"]["hand_id"].combine_chunks()
+        )
+        out["tricks"] = tables["tricks"].filter(keep)
+    return out
+
+
 def execute_batch(spec: RunSpec, batch: int, storage: Storage, batch_fn: BatchFn | None = None):
     """Compute batch ``batch`` of the run, write its parts atomically, return its record:
     ``{"batch", "parts": {table: {rows, bytes, sha256}}, "stats", "sim_s", "write_s"}``."""
     fn = batch_fn or default_batch_fn()
     size = spec.batch_rows(batch)
     t0 = time.perf_counter()
-    tables = fn(
-        spec.rules,
-        spec.bots,
-        spec.seed,
-        batch,
-        size,
-        mode=spec.mode,
-        level=spec.level,
-        tricks=spec.tricks,
-    )
+    tables = call_batch_fn(fn, spec, batch)
     t1 = time.perf_counter()
     missing = set(spec.tables) - set(tables)
     if missing:
@@ -273,45 +307,49 @@ def execute_batch(spec: RunSpec, batch: int, storage: Storage, batch_fn: BatchFn
 
 # --------------------------------------------------------------------------------------------
 # Aggregates for the end-of-run summary, kept per batch in the manifest so that a resumed run
-# can still summarize the whole dataset without reading it back.
-
-_DEFENDER_POINTS = ("defender_points", "defenders_points", "points")
-_DEALER_WINS = ("dealer_won", "dealer_side_won", "dealer_wins")
-_KITTY = ("kitty_captured", "kitty_capture", "defenders_took_kitty")
-_LEVEL_CHANGE = ("level_change", "levels", "level_delta")
-_WINNER_SIDE = ("winner", "side_up", "advancing_side")
+# can still summarize the whole dataset without reading it back. Columns of fastsheng.hands:
+# defenders_total, winner ("dealer"/"defenders"), levels, kitty_captured; matches: winner.
 
 
-def _first(table: pa.Table, names: Iterable[str]) -> pa.ChunkedArray | None:
-    for name in names:
-        if name in table.column_names:
-            return table.column(name)
-    return None
+def _as_numpy(column: pa.ChunkedArray):
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    return column.to_numpy(zero_copy_only=False)
 
 
 def summarize(tables: Mapping[str, pa.Table]) -> dict[str, Any]:
-    """Small additive aggregates of one batch (merged with :func:`merge_stats`)."""
+    """Small additive aggregates of one batch (merged with :func:`merge_stats`):
+    hand and match counts, the defenders' points, dealer-side wins, kitty captures and the
+    level changes (``"dealer+2"``, ``"defenders+0"`` = take over ...)."""
+    import numpy as np
+
     hands = tables["hands"]
     stats: dict[str, Any] = {"hands": hands.num_rows}
+    names = set(hands.column_names)
+    if hands.num_rows:
+        if "defenders_total" in names:
+            stats["defender_points_sum"] = int(pc.sum(hands["defenders_total"]).as_py() or 0)
+        if "kitty_captured" in names:
+            stats["kitty_captures"] = int(pc.sum(hands["kitty_captured"].cast(pa.int64())).as_py())
+        if "winner" in names:
+            dealer = _as_numpy(hands["winner"]) == "dealer"
+            stats["dealer_wins"] = int(dealer.sum())
+            if "levels" in names:
+                levels = _as_numpy(hands["levels"]).astype(np.int64)
+                code = np.where(dealer, levels, -1 - levels)
+                values, counts = np.unique(code, return_counts=True)
+                stats["level_change"] = {
+                    (f"dealer+{v}" if v >= 0 else f"defenders+{-1 - v}"): int(c)
+                    for v, c in zip(values.tolist(), counts.tolist(), strict=True)
+                }
     if "matches" in tables:
-        stats["matches"] = tables["matches"].num_rows
-    if hands.num_rows == 0:
-        return stats
-    col = _first(hands, _DEFENDER_POINTS)
-    if col is not None:
-        stats["defender_points_sum"] = int(pc.sum(col.cast(pa.int64())).as_py() or 0)
-    col = _first(hands, _DEALER_WINS)
-    if col is not None:
-        stats["dealer_wins"] = int(pc.sum(col.cast(pa.int64())).as_py() or 0)
-    col = _first(hands, _KITTY)
-    if col is not None:
-        stats["kitty_captures"] = int(pc.sum(col.cast(pa.int64())).as_py() or 0)
-    col = _first(hands, _LEVEL_CHANGE)
-    if col is not None:
-        counts = pc.value_counts(col.cast(pa.int64()))
-        stats["level_change"] = {
-            str(item["values"]): int(item["counts"]) for item in counts.to_pylist()
-        }
+        matches = tables["matches"]
+        stats["matches"] = matches.num_rows
+        if matches.num_rows and "winner" in matches.column_names:
+            values, counts = np.unique(_as_numpy(matches["winner"]), return_counts=True)
+            stats["match_winner"] = {
+                str(v): int(c) for v, c in zip(values.tolist(), counts.tolist(), strict=True)
+            }
     return stats
 
 
