@@ -240,7 +240,7 @@ def _check_report_against_raw(path: Path, rules) -> None:
     dw = by_key(rep.table("dealer_win").df, "group")
     check_prop(dw["all hands"], int(dealer_won.sum()), n)
     if (~nt).any():
-        check_prop(dw["trump suit"], int(dealer_won[~nt].sum()), int((~nt).sum()))
+        check_prop(dw["trump: suit"], int(dealer_won[~nt].sum()), int((~nt).sum()))
 
     # kitty
     if has(raw, "kitty_captured"):
@@ -689,3 +689,87 @@ def test_analysis_duckdb_script(runs):
         p, lo, hi = wilson_ref(k, int(m.sum()))
         assert r["n"] == m.sum() and r["p"] == pytest.approx(p)
         assert r["lo95"] == pytest.approx(lo) and r["hi95"] == pytest.approx(hi)
+
+
+# --------------------------------------------------------------------------------------------
+# real engine: matches tables and a real paired comparison
+
+
+@pytest.fixture(scope="module")
+def real_match_run(tmp_path_factory):
+    if not _engine_available():
+        pytest.skip("fastsheng.hands (the engine) is not built yet")
+    path = tmp_path_factory.mktemp("realm") / "run"
+    spec = RunSpec(
+        rules=get_rules("standard"),
+        bots=("basic",) * 4,
+        seed=3,
+        n=60,
+        batch_size=30,
+        mode="matches",
+    )
+    run(spec, str(path), workers=0)
+    return path
+
+
+def test_match_tables_match_raw_parquet(real_match_run):
+    parts = sorted((real_match_run / "matches").glob("part-*.parquet"))
+    mt = pa.concat_tables([pq.read_table(p) for p in parts]).to_pandas()
+    hands = raw_hands(real_match_run)
+    rep = report.compute_report(report.load_run(real_match_run), figures=False)
+    m = by_key(rep.table("matches").df, "metric")
+    x = mt["hands"].to_numpy(float)
+    check_mean(m["hands per match (mean)"], x, "estimate")
+    winner = mt["winner"].astype(str).map({"team0": 0, "team1": 1}).fillna(-1).to_numpy(int)
+    decided = winner >= 0
+    fd_team = mt["first_dealer"].to_numpy(int) % 2
+    check_prop(
+        m["first dealer's team wins the match"],
+        int((winner[decided] == fd_team[decided]).sum()),
+        int(decided.sum()),
+        "estimate",
+    )
+    check_prop(
+        m["team 0 (seats 0, 2) wins the match"],
+        int((winner[decided] == 0).sum()),
+        int(decided.sum()),
+        "estimate",
+    )
+    # win probability by level: first hand each team deals at each level, in plain Python
+    win_of = dict(zip(mt["match_id"].tolist(), winner.tolist(), strict=True))
+    seen, counts = set(), {}
+    for r in hands.sort_values(["match_id", "hand_no"]).itertuples():
+        key = (r.match_id, r.dealer % 2, str(r.level))
+        if key in seen:
+            continue
+        seen.add(key)
+        k, nn = counts.get(str(r.level), (0, 0))
+        counts[str(r.level)] = (k + (win_of[r.match_id] == r.dealer % 2), nn + 1)
+    got = by_key(rep.table("win_prob_by_level").df, "level")
+    assert set(got) == set(counts)
+    for level, (k, nn) in counts.items():
+        check_prop(got[level], k, nn)
+
+
+def test_real_compare_level_tables(tmp_path):
+    """Real engine, same seed: standard vs standard with the super level table. The deals and
+    the play are the same (identical points), the level outcomes differ."""
+    if not _engine_available():
+        pytest.skip("fastsheng.hands (the engine) is not built yet")
+    std = get_rules("standard")
+    paths = []
+    for name, rules in (("std", std), ("sup", std.replace(level_table="super", name="sup"))):
+        spec = RunSpec(rules=rules, bots=("basic",) * 4, seed=9, n=3000, batch_size=1000)
+        run(spec, str(tmp_path / name), workers=0)
+        paths.append(tmp_path / name)
+    rep = report.compute_compare(
+        report.load_run(paths[0]), report.load_run(paths[1]), figures=False
+    )
+    assert rep.meta["deal_check"]["same_share"] == 1.0
+    d = by_key(rep.table("headline").df, "metric")
+    assert d["defenders' total"]["diff"] == 0
+    assert d["defenders' levels gained"]["diff_hi"] < 0
+    same = report.compute_compare(
+        report.load_run(paths[0]), report.load_run(paths[0]), figures=False
+    )
+    assert (same.table("headline").df["diff"] == 0).all()

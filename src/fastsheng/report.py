@@ -449,8 +449,9 @@ def _plot_bars(labels: list[str], p, lo, hi, ylabel: str, title: str, colors=Non
     ax.set_xticks(
         x,
         labels,
-        rotation=30 if len(labels) > 6 else 0,
-        ha="right" if len(labels) > 6 else "center",
+        rotation=30 if len(labels) > 4 else 0,
+        ha="right" if len(labels) > 4 else "center",
+        fontsize=9,
     )
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -736,7 +737,7 @@ def compute_report(run: Run, *, figures: bool = True) -> Report:
                 for g in order:
                     sub = h[h[by] == g]
                     rows.append(
-                        _prop_row({"group": f"{name} {g}"}, sub["dealer_won"].sum(), len(sub))
+                        _prop_row({"group": f"{name}: {g}"}, sub["dealer_won"].sum(), len(sub))
                     )
         T(
             Table(
