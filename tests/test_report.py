@@ -773,3 +773,19 @@ def test_real_compare_level_tables(tmp_path):
         report.load_run(paths[0]), report.load_run(paths[0]), figures=False
     )
     assert (same.table("headline").df["diff"] == 0).all()
+
+
+def test_cli_report_and_compare(runs, tmp_path, capsys):
+    from fastsheng.cli import main
+
+    assert main(["report", str(runs["a"]), "--out", str(tmp_path / "r")]) == 0
+    assert (tmp_path / "r" / "index.html").is_file()
+    assert (
+        main(["compare", str(runs["a"]), str(runs["super_table"]), "-o", str(tmp_path / "c")]) == 0
+    )
+    assert (tmp_path / "c" / "headline.csv").is_file()
+    assert "dealer side levels gained" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "nothing")]) == 2
+    assert main(["compare", "--rules", "standard"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error: ") == 2 and "Traceback" not in err

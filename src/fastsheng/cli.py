@@ -490,6 +490,62 @@ def replay(
 
 
 # --------------------------------------------------------------------------------------------
+# report, compare (owned by fastsheng.report; this block only registers them)
+
+
+@app.command("report")
+def report_cmd(
+    run: Annotated[Path, typer.Argument(help="A run folder written by `fastsheng sim`.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Output folder (default RUN/report).")
+    ] = None,
+) -> None:
+    """Tables, plots and intervals of one run: RUN/report/index.html + CSVs."""
+    from fastsheng.report import report_command
+
+    report_command(run, out)
+
+
+@app.command("compare")
+def compare_cmd(
+    runs: Annotated[
+        list[Path] | None, typer.Argument(help="Two run folders made with the same seed.")
+    ] = None,
+    rules: Annotated[
+        list[str] | None, typer.Option("--rules", "-r", help="Twice: two rule variants.")
+    ] = None,
+    bots: Annotated[
+        list[str] | None,
+        typer.Option("--bots", "-b", help="Twice: two bot line-ups (a name, or team0,team1)."),
+    ] = None,
+    n: Annotated[str, typer.Option("-n", "--count", help="Hands per variant.")] = "20000",
+    seed: Annotated[str, typer.Option("--seed", "-s", help="Seed of both variants.")] = "0",
+    batch_size: Annotated[
+        str | None, typer.Option("--batch-size", help="Batch size (default 10000).")
+    ] = None,
+    level: Annotated[str, typer.Option("--level", help="Level of every hand.")] = "2",
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", help="Local worker processes.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder.")] = None,
+) -> None:
+    """Paired comparison of two variants over the same deals (common random numbers)."""
+    from fastsheng.report import compare_command
+
+    compare_command(
+        runs or (),
+        rules=rules or (),
+        bots=bots or (),
+        n=parse_count(n),
+        seed=parse_count(seed, "--seed", minimum=0),
+        batch_size=parse_count(batch_size, "--batch-size") if batch_size else None,
+        level=level,
+        workers=workers,
+        out=out,
+    )
+
+
+# --------------------------------------------------------------------------------------------
 # Entry point
 
 
