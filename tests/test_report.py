@@ -789,3 +789,21 @@ def test_cli_report_and_compare(runs, tmp_path, capsys):
     assert main(["compare", "--rules", "standard"]) == 2
     err = capsys.readouterr().err
     assert err.count("error: ") == 2 and "Traceback" not in err
+
+
+def test_compare_matches_per_match_table(real_match_run, tmp_path):
+    spec = RunSpec(
+        rules=get_rules("super"), bots=("basic",) * 4, seed=3, n=60, batch_size=30, mode="matches"
+    )
+    other = tmp_path / "super"
+    run(spec, str(other), workers=0)
+    rep = report.compute_compare(
+        report.load_run(real_match_run), report.load_run(other), figures=False
+    )
+    d = by_key(rep.table("match_differences").df, "metric")
+    ha = pd.read_parquet(real_match_run / "matches").sort_values("match_id")["hands"]
+    hb = pd.read_parquet(other / "matches").sort_values("match_id")["hands"]
+    diff = ha.to_numpy(float) - hb.to_numpy(float)
+    assert d["hands per match"]["diff"] == pytest.approx(diff.mean())
+    assert d["hands per match"]["n"] == 60
+    assert "matches mode" in rep.table("headline").note

@@ -1268,6 +1268,13 @@ def compute_compare(
         if same_seed
         else "different seeds: pairs are independent"
     )
+    if deal["columns"] and deal["same_share"] < 1.0:
+        pairing += f" (only {deal['same_share']:.1%} of paired hands were dealt the same cards)"
+    if ma.get("mode") == "matches" or mb.get("mode") == "matches":
+        pairing += (
+            "; matches mode: hands are paired by hand_id, i.e. only the hand numbers both "
+            "matches reached (early hands weigh more): prefer the per-match table"
+        )
     rep.tables.append(
         Table(
             "headline",
@@ -1332,6 +1339,56 @@ def compute_compare(
                 digits=2,
             )
         )
+    # matches mode: paired per-match metrics (match i of A vs match i of B; the first hands share
+    # their deals, later hands diverge with the play)
+    if run_a.matches is not None and run_b.matches is not None:
+        mta, mtb = canonical_matches(run_a.matches), canonical_matches(run_b.matches)
+        mta, mtb = _pair_frames(mta, mtb, "match_id")
+        mrows = []
+        per_match = [
+            ("hands per match", lambda m: m["hands"] if "hands" in m else None),
+            ("team 0 (seats 0, 2) wins", lambda m: _team_codes(m["winner"]) == 0),
+            (
+                "first dealer's team wins",
+                lambda m: _team_codes(m["winner"]) == m["first_dealer"].astype(int) % 2,
+            ),
+            ("drawn", lambda m: _team_codes(m["winner"]) < 0),
+        ]
+        for j, (metric, fn) in enumerate(per_match):
+            try:
+                xa, xb = fn(mta), fn(mtb)
+            except KeyError:
+                continue
+            if xa is None:
+                continue
+            d = stats.paired_diff(
+                np.asarray(xa, float), np.asarray(xb, float), CONF, n_boot, seed=200 + j
+            )
+            mrows.append(
+                {
+                    "metric": metric,
+                    "n": d.n,
+                    "mean_a": d.mean_a,
+                    "mean_b": d.mean_b,
+                    "diff": d.diff,
+                    "diff_lo": d.boot.lo,
+                    "diff_hi": d.boot.hi,
+                    "p_value": d.p_value,
+                    "mde": d.mde,
+                }
+            )
+        if mrows:
+            rep.tables.append(
+                Table(
+                    "match_differences",
+                    "Paired differences per match, A - B",
+                    pd.DataFrame(mrows),
+                    "Matches paired by match_id (same seed: the same first deal; the later deals "
+                    "differ once the two variants' matches diverge, so the pairing is weaker than "
+                    "for hands). Paired-bootstrap 95% intervals.",
+                    digits=3,
+                )
+            )
     # each run's own headline, side by side
     for tag, run in (("a", run_a), ("b", run_b)):
         sub = compute_report(run, figures=False)
