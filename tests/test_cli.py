@@ -432,3 +432,109 @@ def test_ctrl_c_keeps_finished_batches_and_names_the_resume_command(tmp_path):
     assert done.returncode == 0, done.stderr
     assert json.loads((out / "run.json").read_text())["complete"]
     assert pds.dataset(out / "hands").count_rows() == 4000
+
+
+# --------------------------------------------------------------------------------------------
+# End to end with the real engine
+
+
+@pytest.fixture
+def real_engine():
+    return pytest.importorskip("fastsheng.hands")
+
+
+def test_replay_prints_the_hand_of_the_dataset(tmp_path, capsys, real_engine):
+    out = tmp_path / "r"
+    code, _, stderr = run_cli(
+        capsys,
+        "sim",
+        "-n",
+        "30",
+        "--batch-size",
+        "8",
+        "--seed",
+        "4",
+        "--workers",
+        "0",
+        "--out",
+        str(out),
+        "-q",
+    )
+    assert code == 0, stderr
+    code, text, stderr = run_cli(capsys, "replay", str(out), "--hand", "13")
+    assert code == 0, stderr
+    assert text.startswith("hand 13 ") and "trick: seat" in text
+    row = pds.dataset(out / "hands").to_table().filter(pds.field("hand_id") == 13).to_pylist()[0]
+    assert f"total {row['defenders_total']}; {row['winner']} +{row['levels']}" in text
+    code, same, _ = run_cli(capsys, "replay", "--seed", "4", "--batch-size", "8", "--hand", "13")
+    assert code == 0 and same == text
+    code, _, stderr = run_cli(capsys, "replay", str(out), "--hand", "30")
+    assert_one_line_error(code, stderr, "past the end of the run (30 hands)")
+    code, _, stderr = run_cli(capsys, "replay", "--hand", "3")
+    assert_one_line_error(code, stderr, "replay needs a RUN folder, or --seed")
+
+
+def test_replay_in_a_matches_run(tmp_path, capsys, real_engine):
+    out = tmp_path / "m"
+    assert (
+        run_cli(
+            capsys,
+            "sim",
+            "-n",
+            "2",
+            "--mode",
+            "matches",
+            "--seed",
+            "4",
+            "--workers",
+            "0",
+            "--out",
+            str(out),
+            "-q",
+        )[0]
+        == 0
+    )
+    hand_id = pds.dataset(out / "hands").to_table()["hand_id"].to_pylist()[3]
+    code, text, stderr = run_cli(capsys, "replay", str(out), "--hand", str(hand_id))
+    assert code == 0, stderr
+    assert text.startswith(f"hand {hand_id} ")
+
+
+def test_ctrl_c_with_the_real_engine(tmp_path):
+    pytest.importorskip("fastsheng.hands")
+    out = tmp_path / "r"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "fastsheng.cli",
+            "sim",
+            "-n",
+            "1e6",
+            "--batch-size",
+            "1000",
+            "--seed",
+            "5",
+            "--workers",
+            "2",
+            "--out",
+            str(out),
+        ],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for_batches(out, 3, proc)
+    t0 = time.time()
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=20)
+    assert time.time() - t0 < 3
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr
+    assert f"fastsheng sim --out {out} --resume" in stderr.strip().splitlines()[-1]
+    manifest = json.loads((out / "run.json").read_text())
+    assert len(manifest["batches"]) >= 3 and not manifest["complete"]
+    # check the kept parts: what --resume checks
+    from fastsheng.dataset import Storage, check_parts
+
+    assert check_parts(Storage(out), manifest) == ([], [])

@@ -476,3 +476,83 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path):
             connect_timeout=1.0,
         )
     assert not (tmp_path / "d").exists()  # nothing created: the same command can be retried
+
+
+# --------------------------------------------------------------------------------------------
+# End to end with the real engine (fastsheng.hands), a few hundred hands
+
+
+@pytest.fixture(scope="module")
+def hands_mod():
+    return pytest.importorskip("fastsheng.hands")
+
+
+def real_spec(n=250, batch_size=100, **kw):
+    from fastsheng.rules import get_rules
+
+    kw.setdefault("bots", ("expert", "basic", "expert", "random"))
+    return RunSpec(rules=get_rules("standard"), seed=11, n=n, batch_size=batch_size, **kw)
+
+
+def read_sorted(out, table, keys):
+    return pds.dataset(Path(out) / table).to_table().sort_by([(k, "ascending") for k in keys])
+
+
+def test_real_engine_dataset_is_simulate_hands(tmp_path, hands_mod):
+    """The driver's dataset (truncated last batch included) is exactly the engine's own
+    simulate_hands of the same run, columns, types and all."""
+    s = real_spec(tricks=True)
+    runner.run(s, tmp_path / "r", workers=0)
+    expected = hands_mod.simulate_hands(
+        s.rules, s.bots, s.seed, s.n, batch_size=s.batch_size, tricks=True
+    )
+    assert read_sorted(tmp_path / "r", "hands", ["hand_id"]).equals(expected["hands"])
+    tricks = read_sorted(tmp_path / "r", "tricks", ["hand_id", "trick"])
+    assert tricks.equals(expected["tricks"])
+
+
+def test_real_engine_matches_mode(tmp_path, hands_mod):
+    s = real_spec(n=6, batch_size=4, mode="matches")
+    res = runner.run(s, tmp_path / "m", workers=0)
+    expected = hands_mod.simulate_matches(s.rules, s.bots, s.seed, s.n, batch_size=4, hands=True)
+    assert read_sorted(tmp_path / "m", "matches", ["match_id"]).equals(expected["matches"])
+    assert read_sorted(tmp_path / "m", "hands", ["hand_id"]).equals(expected["hands"])
+    assert res.stats["matches"] == 6 and res.stats["hands"] == expected["hands"].num_rows
+
+
+def test_real_engine_same_data_with_1_and_2_workers_and_dask(tmp_path, hands_mod, dask_cluster):
+    s = real_spec(n=600, batch_size=100, tricks=True)
+    runner.run(s, tmp_path / "w1", workers=1)
+    runner.run(s, tmp_path / "w2", workers=2)
+    runner.run(s, tmp_path / "dk", scheduler=dask_cluster.scheduler_address)
+    for table, keys in (("hands", ["hand_id"]), ("tricks", ["hand_id", "trick"])):
+        ref = read_sorted(tmp_path / "w1", table, keys)
+        assert ref.num_rows >= 600
+        assert read_sorted(tmp_path / "w2", table, keys).equals(ref)
+        assert read_sorted(tmp_path / "dk", table, keys).equals(ref)
+
+
+def test_real_engine_worker_killed_from_outside_is_retried(tmp_path, hands_mod):
+    s = real_spec(n=6000, batch_size=500)
+    pids, died = [], []
+
+    def on_event(kind, info):
+        if kind == "worker_started":
+            pids.append(info["pid"])
+        elif kind == "worker_died":
+            died.append(dict(info))
+        elif kind == "batch" and info["batch"] is not None and not died and len(pids) == 2:
+            for pid in pids:  # SIGKILL both: at least the other one is busy
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+    res = runner.run(s, tmp_path / "r", workers=2, on_event=on_event)
+    assert died and all(d["reason"] == "killed by SIGKILL" for d in died)
+    assert any(d["batch"] is not None and d["retry"] for d in died)
+    assert res.complete
+    runner.run(s, tmp_path / "ref", workers=0)
+    assert read_sorted(tmp_path / "r", "hands", ["hand_id"]).equals(
+        read_sorted(tmp_path / "ref", "hands", ["hand_id"])
+    )

@@ -458,10 +458,13 @@ def replay(
         if not storage.exists():
             raise UserError(f"{run}: no such run folder")
         spec = RunSpec(**_spec_kwargs_from_manifest(read_manifest(storage)))
-        if spec.mode != "hands":
-            raise UserError("replay works on hands-mode runs (this run is in matches mode)")
-        if hand_id >= spec.n:
+        if spec.mode == "hands" and hand_id >= spec.n:
             raise UserError(f"--hand {hand_id} is past the end of the run ({spec.n} hands)")
+        if spec.mode == "matches" and hand_id >> 16 >= spec.n:
+            raise UserError(
+                f"--hand {hand_id} is match {hand_id >> 16}, past the end of the run "
+                f"({spec.n} matches; a hand_id is match_id * 65536 + hand_no)"
+            )
     else:
         if seed is None:
             raise UserError("replay needs a RUN folder, or --seed S with --hand K")
@@ -482,10 +485,24 @@ def replay(
         )
     from fastsheng.hands import format_trace, trace_hand
 
-    batch, index = divmod(hand_id, spec.batch_size)
-    trace = trace_hand(
-        spec.rules, spec.bots, spec.seed, batch, index, spec.batch_size, level=spec.level
-    )
+    if spec.mode == "matches":  # hand_id = match_id * 65536 + hand_no
+        match_id, hand_no = divmod(hand_id, 65536)
+        batch, index = divmod(match_id, spec.batch_size)
+        trace = trace_hand(
+            spec.rules,
+            spec.bots,
+            spec.seed,
+            batch,
+            index,
+            spec.batch_size,
+            mode="matches",
+            hand_no=hand_no,
+        )
+    else:
+        batch, index = divmod(hand_id, spec.batch_size)
+        trace = trace_hand(
+            spec.rules, spec.bots, spec.seed, batch, index, spec.batch_size, level=spec.level
+        )
     typer.echo(format_trace(trace))
 
 

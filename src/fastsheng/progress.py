@@ -106,7 +106,10 @@ class Reporter:
             self.write(self.status_line())
 
     def on_worker_died(self, info: Mapping[str, Any]) -> None:
-        what = f"retrying (attempt {info['attempt'] + 1})" if info.get("retry") else "not retrying"
+        if info.get("batch") is None:
+            self.write(f"warning: worker {info['pid']} was {info['reason']} while idle; replaced")
+            return
+        what = f"retrying (attempt {info['attempt'] + 1})" if info.get("retry") else "giving up"
         self.write(
             f"warning: worker {info['pid']} was {info['reason']} while running batch "
             f"{info['batch']}; {what}"

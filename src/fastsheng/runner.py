@@ -675,10 +675,29 @@ def _run_local(
     try:
         for _ in range(n_workers):
             pool.append(_Worker(ctx, spec, storage, batch_fn))
+            emit("worker_started", {"pid": pool[-1].pid})
         while queue or any(w.batch is not None for w in pool):
-            for w in pool:
+            for i, w in enumerate(pool):
                 if w.batch is None and queue:
-                    w.assign(queue.popleft())
+                    if not w.proc.is_alive():  # died while idle: nothing to retry
+                        emit(
+                            "worker_died",
+                            {
+                                "pid": w.pid,
+                                "batch": None,
+                                "reason": _death_reason(w.proc.exitcode),
+                                "attempt": 0,
+                                "retry": False,
+                            },
+                        )
+                        w.stop(0.1)
+                        w = pool[i] = _Worker(ctx, spec, storage, batch_fn)
+                        emit("worker_started", {"pid": w.pid})
+                    batch = queue.popleft()
+                    try:
+                        w.assign(batch)
+                    except (BrokenPipeError, OSError):  # dying: its sentinel reports it
+                        w.batch = batch
             busy = [w for w in pool if w.batch is not None]
             waitables = [w.conn for w in busy] + [w.proc.sentinel for w in busy]
             ready = set(mp_wait(waitables, timeout=0.5))
