@@ -6,8 +6,10 @@ Method: for each pair of bots (X, Y), two runs over the same deals (same seed: c
 numbers): X at seats 0/2 against Y at seats 1/3, then the seats swapped. For each deal, X's net
 levels per hand is the average over the two seatings of (levels X's team gains - levels the other
 team gains). Averaging the two seatings cancels both the luck of the cards and any seat effect;
-the mean over deals gets a bootstrap 95% interval, and "X wins the hand" (its team goes up) a
-paired difference from 50%.
+the mean over deals gets a bootstrap 95% interval, and so does the share of hands in which X's
+team goes up (0.5 = even). The `random` bot draws from the same random stream as the shuffle, so
+with it the two seatings share only the first deal of each batch: the estimate stays unbiased,
+the pairing just stops reducing the variance.
 
 Run: python analysis/bot_strength.py [N]   (every pair of fastsheng.hands.BOTS, N hands each,
                                              default 5,000)
