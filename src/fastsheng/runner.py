@@ -283,6 +283,7 @@ def execute_batch(spec: RunSpec, batch: int, storage: Storage, batch_fn: BatchFn
     ``{"batch", "parts": {table: {rows, bytes, sha256}}, "stats", "sim_s", "write_s"}``."""
     fn = batch_fn or default_batch_fn()
     size = spec.batch_rows(batch)
+    c0 = time.process_time()
     t0 = time.perf_counter()
     tables = call_batch_fn(fn, spec, batch)
     t1 = time.perf_counter()
@@ -302,6 +303,7 @@ def execute_batch(spec: RunSpec, batch: int, storage: Storage, batch_fn: BatchFn
         "stats": summarize(tables),
         "sim_s": t1 - t0,
         "write_s": t2 - t1,
+        "cpu_s": time.process_time() - c0,  # < sim_s + write_s: the worker waited for a core
     }
 
 
@@ -382,6 +384,7 @@ class RunResult:
     elapsed: float = 0.0
     sim_seconds: float = 0.0
     write_seconds: float = 0.0
+    cpu_seconds: float = 0.0
     retried: list[int] = field(default_factory=list)
 
     @property
@@ -513,6 +516,7 @@ def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_i
         result.rows_run += spec.batch_rows(res["batch"])
         result.sim_seconds += res.get("sim_s", 0.0)
         result.write_seconds += res.get("write_s", 0.0)
+        result.cpu_seconds += res.get("cpu_s", 0.0)
         emit("batch", res)
         now = time.perf_counter()
         if now - last_save >= save_interval:
