@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -147,7 +148,23 @@ def test_storage_over_fsspec_memory_filesystem():
 
 
 def test_schema_markdown_lists_every_column():
-    text = dataset.schema_markdown({"hands": small_table().schema})
-    assert "| `hand_id` | uint64 | hand number in the run" in text
-    assert "| `rules` | dictionary<string> |" in text
+    text = dataset.schema_markdown({"tricks": small_table().schema})
+    assert text.startswith("#### `tricks`")
+    assert "| `hand_id` | uint64 |" in text
+    assert "| `rules` | dictionary<string> | rules preset name" in text
     assert "| `points` | int16 |" in text
+    field = pa.field("x", pa.list_(pa.uint8()), metadata={"doc": "the x"})
+    assert dataset.schema_rows("hands", pa.schema([field])) == [("x", "list<uint8>", "the x")]
+
+
+def test_docs_schema_section_is_current():
+    """docs/sim.md's schema tables are generated from the engine's tables: regenerate them with
+    ``python -c "from fastsheng import dataset as d; print(d.schema_markdown(d.engine_schemas()))"``
+    when a column changes."""
+    pytest.importorskip("fastsheng.hands")
+    doc = Path(__file__).resolve().parents[1] / "docs" / "sim.md"
+    if not doc.exists():
+        pytest.skip("docs/sim.md is not beside the tests")
+    text = doc.read_text(encoding="utf-8")
+    section = text.split("<!-- schema:begin -->\n", 1)[1].split("\n<!-- schema:end -->", 1)[0]
+    assert section.strip() == dataset.schema_markdown(dataset.engine_schemas()).strip()

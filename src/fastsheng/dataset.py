@@ -22,6 +22,7 @@ import io
 import json
 import os
 import posixpath
+import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ __all__ = [
     "clean_temporaries",
     "schema_rows",
     "schema_markdown",
+    "engine_schemas",
 ]
 
 MANIFEST = "run.json"
@@ -319,7 +321,7 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "hand_id": "hand number in the run: batch * batch_size + index in the batch",
         "match_id": "match number in the run: batch * batch_size + index in the batch",
         "batch": "batch the row comes from (its part file number)",
-        "rules": "rules preset name (or rules file stem) of the run",
+        "rules": "rules preset name (or rules file name) of the run",
         "bots": "the four seats' bots, comma-separated, seat 0 first",
     },
 }
@@ -327,8 +329,22 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
 
 def _type_name(t: pa.DataType) -> str:
     if pa.types.is_dictionary(t):
-        return f"dictionary<{t.value_type}>"
+        return f"dictionary<{_type_name(t.value_type)}>"
+    if pa.types.is_list(t):
+        return f"list<{_type_name(t.value_type)}>"
     return str(t)
+
+
+def _engine_docs(table_name: str) -> dict[str, str]:
+    """The engine's own column meanings (fastsheng.hands.*_COLUMNS: "type: meaning")."""
+    try:
+        from fastsheng import hands
+    except ImportError:
+        return {}
+    docs = {"hands": "HAND_COLUMNS", "matches": "MATCH_COLUMNS", "tricks": "TRICK_COLUMNS"}
+    raw = getattr(hands, docs.get(table_name, ""), {}) or {}
+    type_prefix = re.compile(r"^(u?int\d+|bool|dictionary string|list<\w+>)(: |, |$)")
+    return {name: type_prefix.sub("", text) for name, text in raw.items()}
 
 
 def _field_doc(table_name: str, field: pa.Field) -> str:
@@ -339,12 +355,32 @@ def _field_doc(table_name: str, field: pa.Field) -> str:
     docs = COLUMN_DOCS.get(table_name, {})
     if field.name in docs:
         return docs[field.name]
-    return COLUMN_DOCS["*"].get(field.name, "")
+    return _engine_docs(table_name).get(field.name) or COLUMN_DOCS["*"].get(field.name, "")
 
 
 def schema_rows(table_name: str, schema: pa.Schema) -> list[tuple[str, str, str]]:
     """``(name, type, meaning)`` of every column of one table's schema."""
     return [(f.name, _type_name(f.type), _field_doc(table_name, f)) for f in schema]
+
+
+def engine_schemas() -> dict[str, pa.Schema]:
+    """The schemas of the engine's tables: ``hands`` (with the matches-mode columns appended),
+    ``matches`` and ``tricks``, from a tiny batch of each mode."""
+    from fastsheng.hands import play_batch
+    from fastsheng.rules import get_rules
+
+    rules = get_rules("standard")
+    hands_mode = play_batch(rules, ("random",) * 4, 0, 0, 1, tricks=True)
+    matches_mode = play_batch(rules, ("random",) * 4, 0, 0, 1, mode="matches")
+    hands = hands_mode["hands"].schema
+    for f in matches_mode["hands"].schema:
+        if f.name not in hands.names:
+            hands = hands.append(f)
+    return {
+        "hands": hands,
+        "matches": matches_mode["matches"].schema,
+        "tricks": hands_mode["tricks"].schema,
+    }
 
 
 def schema_markdown(schemas: Mapping[str, pa.Schema]) -> str:

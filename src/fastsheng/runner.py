@@ -503,11 +503,19 @@ def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_i
     previous_elapsed = float(manifest.get("elapsed_seconds", 0.0))
     last_save = start
 
+    save_cost = [0.0]
+
     def save(final: bool = False) -> None:
         manifest["updated"] = _now()
         manifest["elapsed_seconds"] = round(previous_elapsed + time.perf_counter() - start, 3)
         manifest["complete"] = len(done) == spec.n_batches
+        ordered = dict(sorted(done.items(), key=lambda kv: int(kv[0])))
+        done.clear()
+        done.update(ordered)
+        t = time.perf_counter()
         write_manifest(storage, manifest)
+        # a huge manifest (1e5 batches) must not eat the parent: save at most 5% of the time
+        save_cost[0] = time.perf_counter() - t
 
     def record(res: Mapping[str, Any]) -> None:
         nonlocal last_save
@@ -519,7 +527,7 @@ def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_i
         result.cpu_seconds += res.get("cpu_s", 0.0)
         emit("batch", res)
         now = time.perf_counter()
-        if now - last_save >= save_interval:
+        if now - last_save >= max(save_interval, 20 * save_cost[0]):
             save()
             last_save = now
 
