@@ -538,3 +538,82 @@ def test_ctrl_c_with_the_real_engine(tmp_path):
     from fastsheng.dataset import Storage, check_parts
 
     assert check_parts(Storage(out), manifest) == ([], [])
+
+
+# --------------------------------------------------------------------------------------------
+# Progress
+
+
+class _Tty:
+    def __init__(self):
+        import io
+
+        self.buffer = io.StringIO()
+
+    def write(self, text):
+        return self.buffer.write(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+def _events(reporter, spec, batches):
+    reporter(
+        "start",
+        {
+            "spec": spec,
+            "out": "runs/x",
+            "total_batches": len(batches),
+            "done_batches": 0,
+            "total_rows": spec.n,
+            "done_rows": 0,
+            "workers": 2,
+            "scheduler": None,
+        },
+    )
+    for b in batches:
+        reporter("batch", {"batch": b, "stats": {"hands": spec.batch_rows(b)}})
+    reporter(
+        "worker_died",
+        {"pid": 42, "batch": 1, "reason": "killed by SIGKILL", "attempt": 1, "retry": True},
+    )
+    reporter.close()
+
+
+def test_progress_is_a_rich_bar_on_a_terminal_and_plain_lines_otherwise():
+    from fastsheng import progress
+
+    spec = runner.RunSpec(
+        rules=fastsheng.rules.get_rules("standard"),
+        bots=("expert",) * 4,
+        seed=1,
+        n=300,
+        batch_size=100,
+    )
+    tty = _Tty()
+    reporter = progress.make_reporter(stream=tty)
+    assert isinstance(reporter, progress.RichReporter)
+    _events(reporter, spec, [0, 1, 2])
+    text = tty.buffer.getvalue()
+    assert "300/300 hands" in text and "hands/s" in text and "ETA" in text
+    assert "worker 42 was killed by SIGKILL while running batch 1; retrying (attempt 2)" in text
+
+    import io
+
+    plain = io.StringIO()
+    reporter = progress.make_reporter(stream=plain)
+    assert type(reporter) is progress.Reporter
+    reporter.interval = 0.0
+    _events(reporter, spec, [0, 1, 2])
+    lines = plain.getvalue().splitlines()
+    assert lines[0].startswith("sim: 300 hands of standard, bots expert, seed 1, 3 batches")
+    assert lines[-2].startswith("  300/300 hands (100%)") and "hands/s  ETA" in lines[-2]
+    assert "\x1b[" not in plain.getvalue()
+
+    quiet = io.StringIO()
+    reporter = progress.make_reporter(stream=quiet, quiet=True)
+    _events(reporter, spec, [0, 1, 2])
+    assert quiet.getvalue().startswith("warning: worker 42")  # problems still show

@@ -184,7 +184,7 @@ class RichReporter(Reporter):
 
     def write(self, line: str) -> None:
         if hasattr(self, "progress"):
-            self.progress.console.print(line, markup=False, highlight=False)
+            self.progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
         else:
             super().write(line)
 
