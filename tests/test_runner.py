@@ -556,3 +556,59 @@ def test_real_engine_worker_killed_from_outside_is_retried(tmp_path, hands_mod):
     assert read_sorted(tmp_path / "r", "hands", ["hand_id"]).equals(
         read_sorted(tmp_path / "ref", "hands", ["hand_id"])
     )
+
+
+def _slow_batch(rules, bots, seed, batch, size, **kw):
+    time.sleep(0.2)
+    return fake_batch(rules, bots, seed, batch, size, **kw)
+
+
+def _kill_once_batch(marker_dir, rules, bots, seed, batch, size, **kw):
+    marker = Path(marker_dir) / f"dask-killed-{batch}"
+    if batch == 2 and not marker.exists():
+        marker.touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return fake_batch(rules, bots, seed, batch, size, **kw)
+
+
+def test_dask_backend_survives_a_killed_worker(tmp_path, dask_cluster):
+    import functools
+
+    s = spec(n=300, batch_size=64)
+    fn = functools.partial(_kill_once_batch, str(tmp_path))
+    res = runner.run(s, tmp_path / "d", scheduler=dask_cluster.scheduler_address, batch_fn=fn)
+    assert (tmp_path / "dask-killed-2").exists() and res.complete
+    runner.run(s, tmp_path / "w", workers=0, batch_fn=fake_batch)
+    assert read(tmp_path / "d").equals(read(tmp_path / "w"))
+
+
+def test_dask_backend_keyboard_interrupt_keeps_finished_batches(tmp_path, dask_cluster):
+    s = spec(n=64 * 30, batch_size=64)
+    seen = []
+
+    def on_event(kind, info):
+        if kind == "batch":
+            seen.append(info["batch"])
+            if len(seen) == 3:
+                threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+    with pytest.raises(RunInterrupted) as info:
+        runner.run(
+            s,
+            tmp_path / "d",
+            scheduler=dask_cluster.scheduler_address,
+            batch_fn=_slow_batch,
+            on_event=on_event,
+        )
+    manifest = dataset.read_manifest(dataset.Storage(tmp_path / "d"))
+    assert info.value.done == len(manifest["batches"]) >= 3 and not manifest["complete"]
+    res = runner.run(
+        s,
+        tmp_path / "d",
+        scheduler=dask_cluster.scheduler_address,
+        batch_fn=fake_batch,
+        resume=True,
+    )
+    assert res.complete
+    runner.run(s, tmp_path / "w", workers=0, batch_fn=fake_batch)
+    assert read(tmp_path / "d").equals(read(tmp_path / "w"))
