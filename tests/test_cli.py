@@ -167,7 +167,10 @@ def test_sim_resume_takes_the_options_from_run_json(tmp_path, capsys, fake_engin
     code, stdout, stderr = run_cli(capsys, "sim", "--out", str(out), "--resume", "--workers", "0")
     assert code == 0, stderr
     assert "resuming: 4 of 5 batches already finished" in stderr
+    assert f"wrote 300 hands to {out}" in stdout
     assert json.loads((out / "run.json").read_text())["complete"]
+    code, stdout, stderr = run_cli(capsys, "sim", "--out", str(out), "--resume")
+    assert code == 0 and f"nothing to do: 300 hands in {out} (complete, 5 parts)" in stdout
     # options that disagree with run.json are refused
     code, _, stderr = run_cli(capsys, "sim", "--out", str(out), "--resume", "--seed", "4")
     assert_one_line_error(code, stderr, "disagrees with the options", "seed 4 (run.json: 3)")

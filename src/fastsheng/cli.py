@@ -333,7 +333,10 @@ def summary_text(result) -> str:
     rows = stats.get(unit, 0)
     lines = []
     state = "complete" if result.complete else "INCOMPLETE"
-    lines.append(f"wrote {rows:,} {unit} to {result.out} ({state}, {len(m['batches'])} parts)")
+    head = (
+        f"wrote {rows:,} {unit} to" if result.batches_run else f"nothing to do: {rows:,} {unit} in"
+    )
+    lines.append(f"{head} {result.out} ({state}, {len(m['batches'])} parts)")
     if result.rows_run:
         share = (
             100.0 * result.write_seconds / (result.sim_seconds + result.write_seconds)
@@ -366,7 +369,8 @@ def summary_text(result) -> str:
         ]
         lines.append("  matches won  " + ", ".join(parts))
     tables = [t for t in TABLES if t in m.get("tables", [])]
-    lines.append(f"read it:      pandas.read_parquet({str(Path(result.out) / tables[0])!r})")
+    where = result.out.rstrip("/") + ("/" if "://" in result.out else os.sep) + tables[0]
+    lines.append(f"read it:      pandas.read_parquet({where!r})")
     return "\n".join(lines)
 
 
