@@ -527,10 +527,11 @@ def test_ctrl_c_with_the_real_engine(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,
     )
     _wait_for_batches(out, 3, proc)
     t0 = time.time()
-    proc.send_signal(signal.SIGINT)
+    os.killpg(proc.pid, signal.SIGINT)  # like Ctrl-C in a terminal: the whole process group
     _, stderr = proc.communicate(timeout=20)
     assert time.time() - t0 < 3
     assert proc.returncode == 130 and "Traceback" not in stderr, stderr
