@@ -621,3 +621,20 @@ def test_progress_is_a_rich_bar_on_a_terminal_and_plain_lines_otherwise():
     reporter = progress.make_reporter(stream=quiet, quiet=True)
     _events(reporter, spec, [0, 1, 2])
     assert quiet.getvalue().startswith("warning: worker 42")  # problems still show
+
+
+def test_sim_on_a_dask_scheduler(tmp_path, capsys, real_engine):
+    distributed = pytest.importorskip("dask.distributed")
+    args = ["sim", "-n", "300", "--batch-size", "100", "--seed", "8", "--bots", "basic"]
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
+        code, stdout, stderr = run_cli(
+            capsys, *args, "--out", str(tmp_path / "d"), "--scheduler", cluster.scheduler_address
+        )
+    assert code == 0, stderr
+    assert "Dask at " in stderr and "wrote 300 hands" in stdout
+    assert run_cli(capsys, *args, "--out", str(tmp_path / "w"), "--workers", "0")[0] == 0
+    d = pds.dataset(tmp_path / "d" / "hands").to_table().sort_by("hand_id")
+    w = pds.dataset(tmp_path / "w" / "hands").to_table().sort_by("hand_id")
+    assert d.equals(w)
