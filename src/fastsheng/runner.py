@@ -483,9 +483,8 @@ def run(
     storage = Storage(out)
     batch_fn = batch_fn or default_batch_fn()
     client, owned = (None, False)
-    if (
-        scheduler is not None
-    ):  # before touching the folder: an unreachable scheduler changes nothing
+    if scheduler is not None:
+        # connect before touching the folder: an unreachable scheduler changes nothing
         client, owned = _connect_dask(scheduler, connect_timeout)
     try:
         return _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval)
