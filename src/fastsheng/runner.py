@@ -496,7 +496,9 @@ def run(
 def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval):
     manifest = prepare(spec, storage, resume=resume, emit=emit)
     done = manifest["batches"]
-    todo = [b for b in range(spec.n_batches) if str(b) not in done]
+    n_todo = spec.n_batches - len(done)
+    # lazily: a run of 1e8 batches must not hold a list of them
+    todo = _Todo(b for b in range(spec.n_batches) if str(b) not in done)
     result = RunResult(out=storage.display(), manifest=manifest)
     start = time.perf_counter()
     previous_elapsed = float(manifest.get("elapsed_seconds", 0.0))
@@ -530,7 +532,7 @@ def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_i
             save()
             last_save = now
 
-    n_workers = _resolve_workers(workers, len(todo))
+    n_workers = _resolve_workers(workers, n_todo)
     emit(
         "start",
         {
@@ -545,7 +547,7 @@ def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_i
         },
     )
     try:
-        if not todo:
+        if not n_todo:
             pass
         elif client is not None:
             _run_dask(spec, storage, todo, client, batch_fn, record, emit, retries)
@@ -564,6 +566,38 @@ def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_i
     result.elapsed = time.perf_counter() - start
     save(final=True)
     return result
+
+
+class _Todo:
+    """The batches still to run: a lazy iterator, plus batches put back for a retry (first)."""
+
+    def __init__(self, batches: Iterable[int]):
+        self._it = iter(batches)
+        self._back: deque[int] = deque()
+        self._next: int | None = None
+        self._advance()
+
+    def _advance(self) -> None:
+        self._next = next(self._it, None)
+
+    def __bool__(self) -> bool:
+        return bool(self._back) or self._next is not None
+
+    def __iter__(self):
+        while self:
+            yield self.popleft()
+
+    def popleft(self) -> int:
+        if self._back:
+            return self._back.popleft()
+        if self._next is None:
+            raise IndexError("no batch left")
+        batch = self._next
+        self._advance()
+        return batch
+
+    def appendleft(self, batch: int) -> None:
+        self._back.appendleft(batch)
 
 
 def _resolve_workers(workers: int | None, n_todo: int) -> int:
@@ -671,7 +705,7 @@ def _remove_batch_temporaries(storage: Storage, batch: int) -> None:
 def _run_local(
     spec: RunSpec,
     storage: Storage,
-    todo: list[int],
+    todo: _Todo,
     n_workers: int,
     batch_fn: BatchFn,
     record: Callable[[Mapping[str, Any]], None],
@@ -680,7 +714,7 @@ def _run_local(
     result: RunResult,
 ) -> None:
     ctx = multiprocessing.get_context("spawn")
-    queue = deque(todo)
+    queue = todo
     failures: dict[int, int] = {}
     pool: list[_Worker] = []
     try:
@@ -796,7 +830,7 @@ def _connect_dask(scheduler: Any, connect_timeout: float):
 def _run_dask(
     spec: RunSpec,
     storage: Storage,
-    todo: list[int],
+    todo: _Todo,
     client: Any,
     batch_fn: BatchFn,
     record: Callable[[Mapping[str, Any]], None],
@@ -810,7 +844,7 @@ def _run_dask(
     try:
         nthreads = sum(client.nthreads().values()) or 1
         window = max(4, 2 * nthreads)
-        queue = deque(todo)
+        queue = todo
         emit("note", {"message": f"Dask: {len(client.nthreads())} workers, {nthreads} threads"})
 
         def submit(batch: int):
@@ -827,7 +861,7 @@ def _run_dask(
             futures[fut] = batch
             return fut
 
-        first = [submit(queue.popleft()) for _ in range(min(window, len(queue)))]
+        first = [submit(queue.popleft()) for _ in range(window) if queue]
         pending = as_completed(first, loop=client.loop)
         for fut in pending:
             batch = futures.pop(fut)
