@@ -638,3 +638,47 @@ def test_sim_on_a_dask_scheduler(tmp_path, capsys, real_engine):
     d = pds.dataset(tmp_path / "d" / "hands").to_table().sort_by("hand_id")
     w = pds.dataset(tmp_path / "w" / "hands").to_table().sort_by("hand_id")
     assert d.equals(w)
+
+
+def test_summary_of_a_real_run_has_every_line(tmp_path, capsys, real_engine):
+    code, stdout, stderr = run_cli(
+        capsys,
+        "sim",
+        "-n",
+        "200",
+        "--batch-size",
+        "100",
+        "--seed",
+        "2",
+        "--workers",
+        "0",
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert code == 0, stderr
+    for head in (
+        "wrote 200 hands",
+        "speed",
+        "dealer side  won",
+        "defenders    ",
+        "kitty        captured",
+        "levels       ",
+        "read it:",
+    ):
+        assert head in stdout, stdout
+    code, stdout, stderr = run_cli(
+        capsys,
+        "sim",
+        "-n",
+        "3",
+        "--mode",
+        "matches",
+        "--seed",
+        "2",
+        "--workers",
+        "0",
+        "--out",
+        str(tmp_path / "m"),
+    )
+    assert code == 0, stderr
+    assert "wrote 3 matches" in stdout and "matches won  " in stdout and "per match" in stdout
