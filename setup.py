@@ -7,7 +7,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 # Modules of the core, one concept each (see docs/design.md).
-CORE_MODULES = ["_core", "_declare"]
+CORE_MODULES = ["_core", "_declare", "_bots", "_game"]
 
 extra = ["-O3"]
 if os.environ.get("FASTSHENG_NATIVE"):

@@ -1,0 +1,61 @@
+# The heuristic bots of fastsheng (docs/bots.md): plain C decisions, nogil.
+#
+# The game loop (fastsheng._game) owns a `table_t` with the whole state of a hand and asks the
+# bot of a seat for a decision. A bot reads only what its seat may know: its own hand
+# (hands[seat]), the public record (cards played, by whom, known voids, the trick so far), and
+# the kitty only when it buried it. Bots build their plays directly (no enumeration):
+# `build_follow` takes a per-card preference and returns a legal follow.
+
+from fastsheng._bitboard cimport hand_t, u64, u8
+from fastsheng._core cimport ctx_t, rules_t, shape_t
+from fastsheng._rng cimport rng_t
+
+cdef enum:
+    BOT_RANDOM = 0
+    BOT_BASIC = 1
+    BOT_EXPERT = 2
+    BOT_CHAOS = 3        # test bot (not public): random leads including random throws
+    NBOTS = 4
+
+
+# What the game shares with the bots. Bots read only their own hand and public facts.
+cdef struct table_t:
+    ctx_t ctx                 # play context (level, trump) once trump is fixed
+    rng_t* rng
+    int bots[4]
+    int dealer
+    int level
+    int first_hand
+    hand_t hands[4]           # a bot reads hands[seat] only
+    hand_t played             # every card played so far (public)
+    hand_t played_by[4]       # cards played by each seat (public)
+    int void_mask[4]          # bit e: seat has shown it is void in effective suit e (public)
+    hand_t buried             # the kitty as buried; read only by its burier
+    int burier                # seat that buried the kitty last
+    int def_points            # defenders' points so far (public)
+    int tricks_done
+
+
+# The trick being played.
+cdef struct trick_t:
+    int leader
+    int n                     # plays so far (plays[0] is the lead)
+    hand_t plays[4]
+    shape_t shape             # shape of the cards actually led
+    int barred                # bit i: play i cannot win by trumping
+
+
+# Decisions.
+cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil
+cdef hand_t bot_follow(table_t* t, int seat, const trick_t* tr) noexcept nogil
+cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil
+
+# Declaring: `options[0..n)` are the shows the rules allow now, as show codes of
+# fastsheng._declare (kind * 6 + denom: kind 1 = pair; denom 0..3 a suit, 4/5 SJ/BJ); `dealt`
+# the number of cards the seat holds; `standing_seat` the standing caller (-1: none).
+# Returns an index into options, or -1 to pass.
+cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
+                     int standing_seat, int after_burial) noexcept nogil
+
+# A legal follow from `hand` to a lead of shape `s`, preferring cards of lower pri[code].
+cdef hand_t build_follow(const ctx_t* c, const shape_t* s, hand_t hand, const int* pri) noexcept nogil

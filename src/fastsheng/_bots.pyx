@@ -1,0 +1,728 @@
+# cython: language_level=3
+"""The heuristic bots of fastsheng (docs/bots.md), in C without the GIL.
+
+Three public bots: ``random`` (uniformly random leads of one unit, random legal follows, random
+calls and burial), ``basic`` (a casual player's habits) and ``expert`` (``basic`` plus memory of
+every card played, inferred voids, safe throws, trump management, kitty play and strength-based
+calling). A private test bot ``_chaos`` leads random subsets of a suit (often failing throws) so
+that the tests exercise every throw rule.
+
+Plays are built, not enumerated: `build_follow` takes a preference per card code (lower =
+played first) and takes, in the lead's suit, the tractors, pairs and singles the lead obliges
+(docs/rules.md §5), choosing the most preferred cards at each step.
+"""
+
+from libc.string cimport memset
+
+from fastsheng._bitboard cimport (
+    BIG_JOKER, NCODES, SMALL_JOKER, hand_add_card, hand_contains, hand_count, hand_empty,
+    hand_mask, hand_minus, hand_remove_card, hand_t, hand_union, lsb, msb, popcount, u64, u8,
+)
+from fastsheng._core cimport (
+    KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP, ctx_t, hand_points,
+    lead_shape, shape_t, split_units, throw_check, trick_winner, unit_t,
+)
+from fastsheng._rng cimport rng_below, rng_t
+
+cdef enum:
+    FOLLOW_SUIT = 1          # rules_t.throw_follow
+    FILL_TRUMP_FIRST = 1     # rules_t.void_fill
+    BIG = 1 << 28
+
+cdef u64 ALL_CODES = ((<u64>1) << 54) - 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers on bitboards (the core keeps its own private; these are the bots' copies)
+
+cdef inline int eff_of(const ctx_t* c, hand_t h) noexcept nogil:
+    cdef int e = c.eff[lsb(h.one)]
+    if h.one & ~c.suit_bb[e]:
+        return -1
+    return e
+
+
+cdef inline u64 pair_key_bits(const ctx_t* c, int e, hand_t h) noexcept nogil:
+    cdef u64 bits = 0, rest = h.two & c.suit_bb[e]
+    while rest:
+        bits |= (<u64>1) << c.key[lsb(rest)]
+        rest &= rest - 1
+    return bits
+
+
+cdef inline u64 card_key_bits(const ctx_t* c, int e, hand_t h) noexcept nogil:
+    cdef u64 bits = 0, rest = h.one & c.suit_bb[e]
+    while rest:
+        bits |= (<u64>1) << c.key[lsb(rest)]
+        rest &= rest - 1
+    return bits
+
+
+cdef inline u64 run_starts(u64 bits, int n) noexcept nogil:
+    cdef u64 r = bits
+    cdef int i
+    for i in range(1, n):
+        r &= bits >> i
+    return r
+
+
+cdef inline int strength(const ctx_t* c, const shape_t* s, int e, hand_t x) noexcept nogil:
+    """Key of x's unit answering the lead's decisive unit (docs/rules.md §6), or -1."""
+    cdef u64 bits, r
+    if s.ntractors > 0:
+        r = run_starts(pair_key_bits(c, e, x), s.tlen[0])
+        return msb(r) + s.tlen[0] - 1 if r else -1
+    if s.npairs > 0:
+        bits = pair_key_bits(c, e, x)
+        return msb(bits) if bits else -1
+    bits = card_key_bits(c, e, x)
+    return msb(bits) if bits else -1
+
+
+cdef bint pack(int* cnt, int nkeys, const int* lens, int m) noexcept nogil:
+    """Can runs of lengths lens[0..m) be placed disjointly on the pair counts cnt?"""
+    cdef int start, k, n
+    cdef bint ok
+    if m == 0:
+        return True
+    n = lens[0]
+    for start in range(nkeys - n + 1):
+        ok = True
+        for k in range(start, start + n):
+            if cnt[k] <= 0:
+                ok = False
+                break
+        if not ok:
+            continue
+        for k in range(start, start + n):
+            cnt[k] -= 1
+        ok = pack(cnt, nkeys, lens + 1, m - 1)
+        for k in range(start, start + n):
+            cnt[k] += 1
+        if ok:
+            return True
+    return False
+
+
+cdef inline int pick_min(u64 bits, const int* pri) noexcept nogil:
+    """The code of bits with the lowest preference (ties: lowest code); bits non-zero."""
+    cdef int best = lsb(bits), code, bp = pri[best]
+    bits &= bits - 1
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        if pri[code] < bp:
+            bp = pri[code]
+            best = code
+    return best
+
+
+cdef inline void take_cards(hand_t* pool, hand_t* play, int n, const int* pri) noexcept nogil:
+    """Move the n most preferred card copies from pool to play."""
+    cdef int code
+    while n > 0 and pool.one:
+        code = pick_min(pool.one, pri)
+        pool[0] = hand_remove_card(pool[0], code)
+        play[0] = hand_add_card(play[0], code)
+        n -= 1
+
+
+cdef inline void take_pairs(hand_t* pool, hand_t* play, int n, const int* pri) noexcept nogil:
+    """Move the n most preferred pairs from pool to play."""
+    cdef int code
+    cdef u64 b
+    while n > 0 and pool.two:
+        code = pick_min(pool.two, pri)
+        b = (<u64>1) << code
+        pool.one &= ~b
+        pool.two &= ~b
+        play.one |= b
+        play.two |= b
+        n -= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Building a legal follow from a preference
+
+cdef hand_t build_in_suit(const ctx_t* c, const shape_t* s, int e, hand_t hand,
+                          const int* pri) noexcept nogil:
+    """s.ncards cards of effective suit e (the hand holds at least that many) meeting the lead's
+    shape as well as they can (docs/rules.md §5), preferring low pri."""
+    cdef hand_t he = hand_mask(hand, c.suit_bb[e])
+    cdef hand_t play = hand_empty()
+    cdef int need, used = 0, m, nc = 0, i, j, k, L, start, best_start, cost, best_cost, nk, code
+    cdef int cnt[24]
+    cdef int chosen[12]
+    cdef u64 b
+    if s.kind == KIND_THROW and c.r.throw_follow == FOLLOW_SUIT:
+        take_cards(&he, &play, s.ncards, pri)
+        return play
+    need = popcount(he.two)
+    if need > s.npairs:
+        need = s.npairs
+    if s.ntractors > 0 and he.two:
+        nk = c.nkeys[e]
+        m = s.ntractors if s.ntractors < 12 else 12
+        for k in range(nk):
+            cnt[k] = popcount(he.two & c.key_bb[e][k])
+        # the lexicographically largest set of lead tractors that fit (as the core's match)
+        for i in range(m):
+            chosen[nc] = s.tlen[i]
+            if pack(cnt, nk, chosen, nc + 1):
+                nc += 1
+        # place them one by one: the cheapest run that leaves room for the rest
+        for j in range(nc):
+            L = chosen[j]
+            best_start = -1
+            best_cost = BIG
+            for start in range(nk - L + 1):
+                cost = 0
+                for k in range(start, start + L):
+                    if cnt[k] <= 0:
+                        cost = BIG
+                        break
+                    cost += pri[pick_min(he.two & c.key_bb[e][k], pri)]
+                if cost >= best_cost:
+                    continue
+                for k in range(start, start + L):
+                    cnt[k] -= 1
+                if pack(cnt, nk, chosen + j + 1, nc - j - 1):
+                    best_start = start
+                    best_cost = cost
+                for k in range(start, start + L):
+                    cnt[k] += 1
+            if best_start < 0:
+                break       # cannot happen: the set was packable
+            for k in range(best_start, best_start + L):
+                code = pick_min(he.two & c.key_bb[e][k], pri)
+                b = (<u64>1) << code
+                he.one &= ~b
+                he.two &= ~b
+                play.one |= b
+                play.two |= b
+                cnt[k] -= 1
+            used += L
+    if need > used:
+        take_pairs(&he, &play, need - used, pri)
+    take_cards(&he, &play, s.ncards - hand_count(play), pri)
+    return play
+
+
+cdef hand_t build_follow(const ctx_t* c, const shape_t* s, hand_t hand, const int* pri) noexcept nogil:
+    cdef int e = s.eff, fill, t
+    cdef hand_t he = hand_mask(hand, c.suit_bb[e])
+    cdef hand_t play, rest, tr
+    if hand_count(he) >= s.ncards:
+        return build_in_suit(c, s, e, hand, pri)
+    play = he
+    fill = s.ncards - hand_count(he)
+    rest = hand_minus(hand, he)
+    if c.r.void_fill == FILL_TRUMP_FIRST and e != TRUMP:
+        tr = hand_mask(rest, c.suit_bb[TRUMP])
+        t = hand_count(tr)
+        if t > fill:
+            t = fill
+        take_cards(&tr, &play, t, pri)
+        fill -= t
+        rest = hand_minus(hand, play)
+    take_cards(&rest, &play, fill, pri)
+    return play
+
+
+# ---------------------------------------------------------------------------------------------
+# Card values and preferences
+
+cdef inline int card_pts(int code) noexcept nogil:
+    cdef int r
+    if code >= SMALL_JOKER:
+        return 0
+    r = code % 13
+    if r == 3:
+        return 5
+    if r == 8 or r == 11:
+        return 10
+    return 0
+
+
+cdef inline int keep_value(const ctx_t* c, hand_t hand, int code) noexcept nogil:
+    """How much a player wants to keep a card (higher = keep): trumps over side cards, high
+    keys, points, pairs."""
+    cdef int v = c.key[code] * 4
+    if c.eff[code] == TRUMP:
+        v += 100
+    elif c.key[code] >= c.nkeys[c.eff[code]] - 1:
+        v += 30         # a side-suit ace
+    v += card_pts(code) * 5
+    if (hand.two >> code) & 1:
+        v += 12
+    return v
+
+
+cdef void pri_dump(const ctx_t* c, hand_t hand, int* pri) noexcept nogil:
+    """Play low, non-point, non-trump cards first."""
+    cdef u64 bits = hand.one
+    cdef int code
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        pri[code] = keep_value(c, hand, code)
+
+
+cdef void pri_feed(const ctx_t* c, hand_t hand, int* pri) noexcept nogil:
+    """Give points first (10s and Ks, then 5s), side-suit before trump, else low cards."""
+    cdef u64 bits = hand.one
+    cdef int code, p
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        p = card_pts(code)
+        if p:
+            pri[code] = -20 * p + (100 if c.eff[code] == TRUMP else 0) + c.key[code]
+        else:
+            pri[code] = keep_value(c, hand, code)
+
+
+cdef void pri_random(rng_t* rng, hand_t hand, int* pri) noexcept nogil:
+    cdef u64 bits = hand.one
+    cdef int code
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        pri[code] = rng_below(rng, 1 << 20)
+
+
+# ---------------------------------------------------------------------------------------------
+# Trick helpers
+
+cdef inline int partner_of(int seat) noexcept nogil:
+    return (seat + 2) & 3
+
+
+cdef inline int current_winner(const ctx_t* c, const trick_t* tr) noexcept nogil:
+    """Play index winning the trick so far."""
+    if tr.n <= 1:
+        return 0
+    return trick_winner(c, tr.plays, tr.n, tr.barred)
+
+
+cdef inline bint would_win(const ctx_t* c, const trick_t* tr, hand_t play) noexcept nogil:
+    cdef hand_t plays[4]
+    cdef int i
+    for i in range(tr.n):
+        plays[i] = tr.plays[i]
+    plays[tr.n] = play
+    return trick_winner(c, plays, tr.n + 1, tr.barred) == tr.n
+
+
+cdef inline int trick_pts(const ctx_t* c, const trick_t* tr) noexcept nogil:
+    cdef int i, p = 0
+    for i in range(tr.n):
+        p += hand_points(c, tr.plays[i])
+    return p
+
+
+cdef hand_t min_beating(const ctx_t* c, const shape_t* s, int e, hand_t pool, int thr,
+                        const int* pri) noexcept nogil:
+    """The lowest decisive unit (single, pair or run of the lead's first tractor length) of
+    suit e in pool whose strength exceeds thr; empty when there is none."""
+    cdef hand_t u = hand_empty()
+    cdef u64 bits, r
+    cdef int k, start, L, code
+    pool = hand_mask(pool, c.suit_bb[e])
+    if s.ntractors > 0:
+        L = s.tlen[0]
+        r = run_starts(pair_key_bits(c, e, pool), L)
+        while r:
+            start = lsb(r)
+            r &= r - 1
+            if start + L - 1 > thr:
+                for k in range(start, start + L):
+                    code = pick_min(pool.two & c.key_bb[e][k], pri)
+                    u.one |= (<u64>1) << code
+                    u.two |= (<u64>1) << code
+                return u
+        return u
+    if s.npairs > 0:
+        bits = pair_key_bits(c, e, pool)
+        while bits:
+            k = lsb(bits)
+            bits &= bits - 1
+            if k > thr:
+                code = pick_min(pool.two & c.key_bb[e][k], pri)
+                u.one = (<u64>1) << code
+                u.two = u.one
+                return u
+        return u
+    bits = card_key_bits(c, e, pool)
+    while bits:
+        k = lsb(bits)
+        bits &= bits - 1
+        if k > thr:
+            code = pick_min(pool.one & c.key_bb[e][k], pri)
+            u.one = (<u64>1) << code
+            return u
+    return u
+
+
+cdef hand_t try_win(const ctx_t* c, const trick_t* tr, hand_t hand, int* pri,
+                    bint allow_trump) noexcept nogil:
+    """The cheapest play found that takes the trick so far, or an empty hand."""
+    cdef const shape_t* s = &tr.shape
+    cdef int w = current_winner(c, tr)
+    cdef int weff = eff_of(c, tr.plays[w])
+    cdef int thr, e
+    cdef hand_t he = hand_mask(hand, c.suit_bb[s.eff])
+    cdef hand_t unit, play
+    cdef shape_t st
+    cdef int saved[54]
+    cdef u64 bits
+    cdef int code
+    if hand_count(he) >= s.ncards:
+        if weff != s.eff:
+            return hand_empty()         # trumped: a follow in suit cannot win
+        e = s.eff
+    elif hand_count(he) == 0 and allow_trump and s.eff != TRUMP:
+        if hand_count(hand_mask(hand, c.suit_bb[TRUMP])) < s.ncards:
+            return hand_empty()
+        e = TRUMP
+    else:
+        return hand_empty()
+    if weff == e:
+        thr = strength(c, s, e, tr.plays[w])
+    else:
+        thr = -1
+    unit = min_beating(c, s, e, hand, thr, pri)
+    if unit.one == 0:
+        return hand_empty()
+    # prefer the beating unit, then the usual preference
+    bits = unit.one
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        saved[code] = pri[code]
+        pri[code] = -BIG
+    if e == s.eff:
+        play = build_in_suit(c, s, e, hand, pri)
+    else:
+        st = s[0]
+        st.eff = TRUMP
+        play = build_in_suit(c, &st, TRUMP, hand, pri)
+    bits = unit.one
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        pri[code] = saved[code]
+    if would_win(c, tr, play):
+        return play
+    return hand_empty()
+
+
+# ---------------------------------------------------------------------------------------------
+# Leads
+
+cdef hand_t lead_random(table_t* t, int seat) noexcept nogil:
+    """A uniformly random single, pair or tractor of the hand."""
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t h = t.hands[seat]
+    cdef unit_t units[MAXUNITS]
+    cdef int nsingle = popcount(h.one), npair = popcount(h.two), ntr = 0, n = 0, i, pick
+    cdef hand_t out = hand_empty()
+    cdef u64 bits
+    if npair >= 2:
+        n = split_units(c, h, units)
+        for i in range(n):
+            if units[i].kind == KIND_TRACTOR:
+                ntr += 1
+    pick = rng_below(t.rng, nsingle + npair + ntr)
+    if pick < nsingle:
+        bits = h.one
+        for i in range(pick):
+            bits &= bits - 1
+        out.one = bits & (~bits + 1)
+        return out
+    pick -= nsingle
+    if pick < npair:
+        bits = h.two
+        for i in range(pick):
+            bits &= bits - 1
+        out.one = bits & (~bits + 1)
+        out.two = out.one
+        return out
+    pick -= npair
+    for i in range(n):
+        if units[i].kind == KIND_TRACTOR:
+            if pick == 0:
+                return units[i].cards
+            pick -= 1
+    return out
+
+
+cdef hand_t lead_chaos(table_t* t, int seat) noexcept nogil:
+    """A random non-empty subset of one effective suit (often a throw)."""
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t h = t.hands[seat], he, out = hand_empty()
+    cdef int code, i, n
+    cdef u64 bits
+    if rng_below(t.rng, 2) == 0:
+        return lead_random(t, seat)
+    code = lsb(h.one)
+    n = rng_below(t.rng, popcount(h.one))
+    bits = h.one
+    for i in range(n):
+        bits &= bits - 1
+    code = lsb(bits)
+    he = hand_mask(h, c.suit_bb[c.eff[code]])
+    bits = he.one
+    while bits:
+        i = lsb(bits)
+        bits &= bits - 1
+        if rng_below(t.rng, 3) == 0:
+            out = hand_add_card(out, i)
+            if (he.two >> i) & 1 and rng_below(t.rng, 2) == 0:
+                out = hand_add_card(out, i)
+    if out.one == 0:
+        out.one = (<u64>1) << code
+    return out
+
+
+cdef hand_t lead_basic(table_t* t, int seat) noexcept nogil:
+    """Sure winners first (side-suit tractors, ace pairs, aces), else a low card of the
+    shortest side suit, else trumps from the bottom."""
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t h = t.hands[seat], he, out = hand_empty()
+    cdef unit_t units[MAXUNITS]
+    cdef int n, i, e, top, best_len, best_e, code, cnt, best_cnt
+    cdef int pri[54]
+    cdef u64 bits
+    # side-suit tractors
+    if popcount(h.two & ~c.suit_bb[TRUMP]) >= 2:
+        n = split_units(c, hand_mask(h, ~c.suit_bb[TRUMP]), units)
+        if n > 0 and units[0].kind == KIND_TRACTOR:
+            return units[0].cards
+    # ace pairs, then aces, of the longest such suit
+    best_e = -1
+    best_cnt = -1
+    for e in range(4):
+        he = hand_mask(h, c.suit_bb[e])
+        if he.one == 0:
+            continue
+        top = c.nkeys[e] - 1
+        if he.two & c.key_bb[e][top]:
+            out.one = he.two & c.key_bb[e][top]
+            out.one &= ~out.one + 1
+            out.two = out.one
+            return out
+        if he.one & c.key_bb[e][top]:
+            cnt = hand_count(he)
+            if cnt > best_cnt:
+                best_cnt = cnt
+                best_e = e
+    if best_e >= 0:
+        out.one = h.one & c.key_bb[best_e][c.nkeys[best_e] - 1]
+        out.one &= ~out.one + 1
+        return out
+    # a low card of the shortest side suit
+    best_e = -1
+    best_len = 99
+    for e in range(4):
+        cnt = hand_count(hand_mask(h, c.suit_bb[e]))
+        if cnt > 0 and cnt < best_len:
+            best_len = cnt
+            best_e = e
+    if best_e >= 0:
+        he = hand_mask(h, c.suit_bb[best_e])
+        pri_dump(c, h, pri)
+        code = pick_min(he.one, pri)
+        out.one = (<u64>1) << code
+        return out
+    # only trumps: a tractor, the lowest pair, the lowest single
+    if popcount(h.two) >= 2:
+        n = split_units(c, h, units)
+        if n > 0 and units[0].kind == KIND_TRACTOR:
+            return units[0].cards
+    pri_dump(c, h, pri)
+    if h.two:
+        code = pick_min(h.two, pri)
+        out.one = (<u64>1) << code
+        out.two = out.one
+        return out
+    code = pick_min(h.one, pri)
+    out.one = (<u64>1) << code
+    return out
+
+
+cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil:
+    cdef int bot = t.bots[seat]
+    if bot == BOT_RANDOM:
+        return lead_random(t, seat)
+    if bot == BOT_CHAOS:
+        return lead_chaos(t, seat)
+    return lead_basic(t, seat)
+
+
+# ---------------------------------------------------------------------------------------------
+# Follows
+
+cdef hand_t follow_basic(table_t* t, int seat, const trick_t* tr) noexcept nogil:
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t h = t.hands[seat], play
+    cdef int pri[54]
+    cdef int w = current_winner(c, tr)
+    cdef int wseat = (tr.leader + w) & 3
+    cdef int pts = trick_pts(c, tr)
+    cdef int e = tr.shape.eff, weff, top
+    cdef bint partner_wins = wseat == partner_of(seat)
+    cdef bint strong
+    if partner_wins:
+        strong = tr.n == 3
+        if not strong:
+            weff = eff_of(c, tr.plays[w])
+            top = strength(c, &tr.shape, weff, tr.plays[w])
+            strong = (weff == TRUMP and e != TRUMP) or top >= c.nkeys[weff] - 1
+        if strong:
+            pri_feed(c, h, pri)
+        else:
+            pri_dump(c, h, pri)
+        return build_follow(c, &tr.shape, h, pri)
+    pri_dump(c, h, pri)
+    if pts > 0 or tr.n == 3:
+        play = try_win(c, tr, h, pri, pts >= 10 or (pts >= 5 and tr.n == 3))
+        if play.one:
+            return play
+    return build_follow(c, &tr.shape, h, pri)
+
+
+cdef hand_t bot_follow(table_t* t, int seat, const trick_t* tr) noexcept nogil:
+    cdef int pri[54]
+    cdef int bot = t.bots[seat]
+    if bot == BOT_RANDOM or bot == BOT_CHAOS:
+        pri_random(t.rng, t.hands[seat], pri)
+        return build_follow(&t.ctx, &tr.shape, t.hands[seat], pri)
+    return follow_basic(t, seat, tr)
+
+
+# ---------------------------------------------------------------------------------------------
+# Burial
+
+cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil:
+    cdef const ctx_t* c = &t.ctx
+    cdef int pri[54]
+    cdef int slen[5]
+    cdef int e, code
+    cdef u64 bits
+    cdef hand_t out = hand_empty(), pool = hand
+    if t.bots[seat] == BOT_RANDOM or t.bots[seat] == BOT_CHAOS:
+        pri_random(t.rng, hand, pri)
+        take_cards(&pool, &out, 8, pri)
+        return out
+    for e in range(5):
+        slen[e] = hand_count(hand_mask(hand, c.suit_bb[e]))
+    bits = hand.one
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        e = c.eff[code]
+        pri[code] = keep_value(c, hand, code) + 15 * card_pts(code) + 8 * slen[e]
+    take_cards(&pool, &out, 8, pri)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Declaring (options are show codes of fastsheng._declare: kind * 6 + denom; kind 1 = pair;
+# denom 0..3 a suit, 4/5 the jokers)
+
+cdef int declare_expert(table_t* t, int seat, const int* options, int n, int dealt,
+                        int standing_seat, int after_burial) noexcept nogil:
+    """By hand strength: a suit's length, its pairs and high cards; no trump with a joker pair
+    when no suit is long and the side suits are strong."""
+    cdef hand_t h = t.hands[seat]
+    cdef int i, denom, s, best = -1, best_score = -BIG, score, need, maxlen = 0, aces = 0
+    cdef int sc[4]
+    cdef bint pair
+    cdef u64 m
+    for s in range(4):
+        m = (((<u64>1) << 13) - 1) << (13 * s)
+        m &= ~((<u64>1) << (13 * s + t.level))
+        sc[s] = 4 * (popcount(h.one & m) + popcount(h.two & m)) + 2 * popcount(h.two & m)
+        sc[s] += 2 * hand_count(hand_mask(h, m & (((<u64>1) << (13 * s + 12)) | ((<u64>1) << (13 * s + 11)))))
+        if popcount(h.one & m) + popcount(h.two & m) > maxlen:
+            maxlen = popcount(h.one & m) + popcount(h.two & m)
+        if t.level != 12 and (h.one >> (13 * s + 12)) & 1:
+            aces += 1
+    if standing_seat >= 0 and standing_seat != seat and partner_of(seat) == standing_seat:
+        return -1
+    need = (dealt * 4 * 3 + 9) // 10 + 6      # about 30% of the cards, in score units
+    if standing_seat >= 0 and standing_seat != seat:
+        need += 6
+    if after_burial:
+        need = 44
+    if dealt >= 25 and standing_seat < 0 and not after_burial:
+        need = -BIG
+    for i in range(n):
+        denom = options[i] % 6
+        pair = options[i] >= 6
+        if standing_seat == seat:
+            if pair and denom < 4 and i >= 0:
+                return i        # reinforce the own call
+            continue
+        if denom >= 4:
+            if not pair or dealt < 20 or maxlen * 10 > dealt * 3 or aces < 2:
+                continue
+            score = need + 1    # no trump: long side aces, no long suit
+        else:
+            score = sc[denom]
+        if score >= need and score > best_score:
+            best_score = score
+            best = i
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+# Declaring
+
+cdef inline int suit_len(hand_t h, int suit, int level) noexcept nogil:
+    """Cards of a printed suit held, level cards excluded."""
+    cdef u64 m = ((<u64>1) << 13) - 1
+    m = (m << (13 * suit)) & ~((<u64>1) << (13 * suit + level))
+    return popcount(h.one & m) + popcount(h.two & m)
+
+
+cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
+                     int standing_seat, int after_burial) noexcept nogil:
+    cdef int bot = t.bots[seat], i, denom, best = -1, best_len = -1, L, need
+    cdef bint pair
+    cdef hand_t h = t.hands[seat]
+    if n == 0:
+        return -1
+    if bot == BOT_RANDOM or bot == BOT_CHAOS:
+        if rng_below(t.rng, 2) == 0:
+            return rng_below(t.rng, n)
+        return -1
+    if bot == BOT_EXPERT:
+        return declare_expert(t, seat, options, n, dealt, standing_seat, after_burial)
+    # basic: the longest suit, reinforce own calls, never overcall the partner
+    if standing_seat >= 0 and standing_seat != seat and partner_of(seat) == standing_seat:
+        return -1
+    for i in range(n):
+        denom = options[i] % 6
+        pair = options[i] >= 6
+        if denom >= 4:
+            continue            # no-trump calls: not a casual player's habit
+        L = suit_len(h, denom, t.level)
+        if standing_seat == seat:
+            if pair:
+                return i        # reinforce
+            continue
+        need = (dealt * 3 + 9) // 10       # about 30% of the cards held
+        if need < 3:
+            need = 3
+        if standing_seat >= 0:
+            need += 1
+        if after_burial:
+            need = 9
+        if dealt >= 25 and standing_seat < 0 and not after_burial:
+            need = 0            # the last round: call anything rather than nothing
+        if L >= need and L > best_len:
+            best_len = L
+            best = i
+    return best

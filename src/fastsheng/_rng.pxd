@@ -1,0 +1,86 @@
+# The random numbers of the core (header only: all inline).
+#
+# xoshiro256** (Blackman & Vigna, 2018) on a state passed explicitly: there is no global RNG.
+# The 4 state words come from numpy.random.SeedSequence(seed, spawn_key=(batch,))
+# .generate_state(4, numpy.uint64) (fastsheng.hands), so a batch's stream depends on
+# (seed, batch) only. Bounded integers use Lemire's nearly-divisionless method on raw 64-bit
+# draws (https://arxiv.org/abs/1805.10941): results depend on this code only, never on a
+# library's high-level methods.
+
+from fastsheng._bitboard cimport u64
+
+cdef extern from *:
+    """
+    typedef struct { unsigned long long s[4]; } fs_rng_t;
+
+    static inline unsigned long long fs_rotl(unsigned long long x, int k) {
+        return (x << k) | (x >> (64 - k));
+    }
+
+    static inline unsigned long long fs_rng_next(fs_rng_t *r) {
+        unsigned long long *s = r->s;
+        const unsigned long long result = fs_rotl(s[1] * 5, 7) * 9;
+        const unsigned long long t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = fs_rotl(s[3], 45);
+        return result;
+    }
+
+    /* uniform integer in [0, n) for n >= 1 (Lemire) */
+    static inline unsigned long long fs_rng_below(fs_rng_t *r, unsigned long long n) {
+        unsigned long long x = fs_rng_next(r);
+        unsigned __int128 m = (unsigned __int128)x * n;
+        unsigned long long l = (unsigned long long)m;
+        if (l < n) {
+            unsigned long long t = (0ULL - n) % n;
+            while (l < t) {
+                x = fs_rng_next(r);
+                m = (unsigned __int128)x * n;
+                l = (unsigned long long)m;
+            }
+        }
+        return (unsigned long long)(m >> 64);
+    }
+
+    static inline void fs_rng_seed(fs_rng_t *r, unsigned long long a, unsigned long long b,
+                                   unsigned long long c, unsigned long long d) {
+        r->s[0] = a; r->s[1] = b; r->s[2] = c; r->s[3] = d;
+        if ((a | b | c | d) == 0) r->s[0] = 0x9E3779B97F4A7C15ULL;  /* never the zero state */
+    }
+    """
+    ctypedef struct fs_rng_t:
+        u64 s[4]
+    u64 fs_rng_next(fs_rng_t* r) noexcept nogil
+    u64 fs_rng_below(fs_rng_t* r, u64 n) noexcept nogil
+    void fs_rng_seed(fs_rng_t* r, u64 a, u64 b, u64 c, u64 d) noexcept nogil
+
+ctypedef fs_rng_t rng_t
+
+
+cdef inline u64 rng_next(rng_t* r) noexcept nogil:
+    """A raw 64-bit draw."""
+    return fs_rng_next(r)
+
+
+cdef inline int rng_below(rng_t* r, int n) noexcept nogil:
+    """Uniform integer in [0, n), n >= 1."""
+    return <int>fs_rng_below(r, <u64>n)
+
+
+cdef inline void rng_seed(rng_t* r, u64 a, u64 b, u64 c, u64 d) noexcept nogil:
+    fs_rng_seed(r, a, b, c, d)
+
+
+cdef inline void rng_shuffle_u8(rng_t* r, unsigned char* a, int n) noexcept nogil:
+    """Fisher-Yates shuffle of a[0..n)."""
+    cdef int i, j
+    cdef unsigned char t
+    for i in range(n - 1, 0, -1):
+        j = rng_below(r, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
