@@ -34,6 +34,7 @@ cdef struct table_t:
     int burier                # seat that buried the kitty last
     int def_points            # defenders' points so far (public)
     int tricks_done
+    int kv[54]                # how much a player wants to keep each card (bots_prepare)
 
 
 # The trick being played.
@@ -43,6 +44,17 @@ cdef struct trick_t:
     hand_t plays[4]
     shape_t shape             # shape of the cards actually led
     int barred                # bit i: play i cannot win by trumping
+    int win                   # index of the play winning so far (trick_start / trick_add)
+    int win_eff               # its effective suit
+    int win_str               # its strength (docs/rules.md §6)
+    int every                 # the lead is a throw under overtrump_throw = every
+
+
+# The trick's bookkeeping: start with the cards actually led (tr.shape already set to their
+# shape), add each follow. The winner so far
+# follows docs/rules.md §6 exactly like the core's trick_winner (which it calls for `every`).
+cdef void trick_start(const ctx_t* c, trick_t* tr, int leader, hand_t lead, int barred) noexcept nogil
+cdef void trick_add(const ctx_t* c, trick_t* tr, hand_t play) noexcept nogil
 
 
 # Decisions.
@@ -59,3 +71,9 @@ cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
 
 # A legal follow from `hand` to a lead of shape `s`, preferring cards of lower pri[code].
 cdef hand_t build_follow(const ctx_t* c, const shape_t* s, hand_t hand, const int* pri) noexcept nogil
+
+# Tractors of the greedy split (docs/rules.md §3) of a hand (deal features).
+cdef int count_tractors(const ctx_t* c, hand_t h) noexcept nogil
+
+# Per-hand tables of the bots, once trump is fixed (after every ctx_init).
+cdef void bots_prepare(table_t* t) noexcept nogil

@@ -12,6 +12,16 @@ played first) and takes, in the lead's suit, the tractors, pairs and singles the
 (docs/rules.md §5), choosing the most preferred cards at each step.
 """
 
+# The hot loops count bits all the time: on x86-64 use the POPCNT instruction (every x86-64 CPU
+# since 2008) instead of libgcc's table-driven __popcountdi2 call. Must precede every cimport so
+# the pragma covers the inline helpers of _bitboard.pxd.
+cdef extern from *:
+    """
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__POPCNT__)
+    #pragma GCC target("popcnt")
+    #endif
+    """
+
 from libc.string cimport memset
 
 from fastsheng._bitboard cimport (
@@ -25,6 +35,7 @@ from fastsheng._core cimport (
 from fastsheng._rng cimport rng_below, rng_t
 
 cdef enum:
+    OVERTRUMP_EVERY = 1      # rules_t.overtrump_throw
     FOLLOW_SUIT = 1          # rules_t.throw_follow
     FILL_TRUMP_FIRST = 1     # rules_t.void_fill
     BIG = 1 << 28
@@ -258,6 +269,28 @@ cdef inline int keep_value(const ctx_t* c, hand_t hand, int code) noexcept nogil
     return v
 
 
+cdef void bots_prepare(table_t* t) noexcept nogil:
+    cdef int code
+    cdef hand_t none = hand_empty()
+    for code in range(54):
+        t.kv[code] = keep_value(&t.ctx, none, code)
+
+
+cdef inline void pri_dump_t(const table_t* t, hand_t hand, int* pri) noexcept nogil:
+    """Play low, non-point, non-trump cards first (table version)."""
+    cdef u64 bits = hand.one & ~hand.two
+    cdef int code
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        pri[code] = t.kv[code]
+    bits = hand.two
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        pri[code] = t.kv[code] + 12
+
+
 cdef void pri_dump(const ctx_t* c, hand_t hand, int* pri) noexcept nogil:
     """Play low, non-point, non-trump cards first."""
     cdef u64 bits = hand.one
@@ -298,20 +331,81 @@ cdef inline int partner_of(int seat) noexcept nogil:
     return (seat + 2) & 3
 
 
+cdef inline bint qualifies(const ctx_t* c, const shape_t* s, int e, hand_t x) noexcept nogil:
+    """Does x (all of effective suit e) answer every unit of the lead (docs/rules.md §6)?"""
+    cdef int cnt[24]
+    cdef int k, m
+    if popcount(x.two) < s.npairs:
+        return False
+    if s.ntractors == 0:
+        return True
+    if s.ntractors == 1:
+        return run_starts(pair_key_bits(c, e, x), s.tlen[0]) != 0
+    m = s.ntractors if s.ntractors < 12 else 12
+    for k in range(c.nkeys[e]):
+        cnt[k] = popcount(x.two & c.key_bb[e][k])
+    return pack(cnt, c.nkeys[e], s.tlen, m)
+
+
+cdef inline int beats(const ctx_t* c, const trick_t* tr, int i, hand_t x, int* str_out) noexcept nogil:
+    """Would play x at index i take the trick from the current winner? (not for `every`)"""
+    cdef const shape_t* s = &tr.shape
+    cdef int e, st
+    if x.one == 0:
+        return False
+    e = eff_of(c, x)
+    if e < 0:
+        return False
+    if e != s.eff and not (e == TRUMP and not (tr.barred >> i) & 1):
+        return False
+    if not qualifies(c, s, e, x):
+        return False
+    st = strength(c, s, e, x)
+    str_out[0] = st
+    if e != tr.win_eff:
+        return e == TRUMP
+    return st > tr.win_str
+
+
+cdef void trick_start(const ctx_t* c, trick_t* tr, int leader, hand_t lead, int barred) noexcept nogil:
+    tr.leader = leader
+    tr.plays[0] = lead
+    tr.n = 1
+    tr.barred = barred
+    tr.win = 0
+    tr.win_eff = tr.shape.eff
+    tr.win_str = tr.shape.top
+    tr.every = tr.shape.kind == KIND_THROW and c.r.overtrump_throw == OVERTRUMP_EVERY
+
+
+cdef void trick_add(const ctx_t* c, trick_t* tr, hand_t play) noexcept nogil:
+    cdef int st = -1
+    tr.plays[tr.n] = play
+    tr.n += 1
+    if tr.every:
+        tr.win = trick_winner(c, tr.plays, tr.n, tr.barred)
+        tr.win_eff = eff_of(c, tr.plays[tr.win])
+        return
+    if beats(c, tr, tr.n - 1, play, &st):
+        tr.win = tr.n - 1
+        tr.win_eff = eff_of(c, play)
+        tr.win_str = st
+
+
 cdef inline int current_winner(const ctx_t* c, const trick_t* tr) noexcept nogil:
     """Play index winning the trick so far."""
-    if tr.n <= 1:
-        return 0
-    return trick_winner(c, tr.plays, tr.n, tr.barred)
+    return tr.win
 
 
 cdef inline bint would_win(const ctx_t* c, const trick_t* tr, hand_t play) noexcept nogil:
     cdef hand_t plays[4]
-    cdef int i
-    for i in range(tr.n):
-        plays[i] = tr.plays[i]
-    plays[tr.n] = play
-    return trick_winner(c, plays, tr.n + 1, tr.barred) == tr.n
+    cdef int i, st
+    if tr.every:
+        for i in range(tr.n):
+            plays[i] = tr.plays[i]
+        plays[tr.n] = play
+        return trick_winner(c, plays, tr.n + 1, tr.barred) == tr.n
+    return beats(c, tr, tr.n, play, &st)
 
 
 cdef inline int trick_pts(const ctx_t* c, const trick_t* tr) noexcept nogil:
@@ -369,7 +463,7 @@ cdef hand_t try_win(const ctx_t* c, const trick_t* tr, hand_t hand, int* pri,
     """The cheapest play found that takes the trick so far, or an empty hand."""
     cdef const shape_t* s = &tr.shape
     cdef int w = current_winner(c, tr)
-    cdef int weff = eff_of(c, tr.plays[w])
+    cdef int weff = tr.win_eff
     cdef int thr, e
     cdef hand_t he = hand_mask(hand, c.suit_bb[s.eff])
     cdef hand_t unit, play
@@ -388,7 +482,7 @@ cdef hand_t try_win(const ctx_t* c, const trick_t* tr, hand_t hand, int* pri,
     else:
         return hand_empty()
     if weff == e:
-        thr = strength(c, s, e, tr.plays[w])
+        thr = tr.win_str if not tr.every else strength(c, s, e, tr.plays[w])
     else:
         thr = -1
     unit = min_beating(c, s, e, hand, thr, pri)
@@ -485,6 +579,67 @@ cdef hand_t lead_chaos(table_t* t, int seat) noexcept nogil:
     return out
 
 
+cdef inline int longest_run(u64 bits, int* start) noexcept nogil:
+    """Length and start of the longest (then highest) run of set bits."""
+    cdef int best = 0, k, n
+    while bits:
+        k = lsb(bits)
+        n = 0
+        while (bits >> (k + n)) & 1:
+            n += 1
+        if n >= best:
+            best = n
+            start[0] = k
+        bits &= ~((((<u64>1) << n) - 1) << k)
+    return best
+
+
+cdef hand_t best_side_tractor(const ctx_t* c, hand_t h) noexcept nogil:
+    """The longest (then highest) tractor of a side suit, or an empty hand."""
+    cdef int e, n, st = 0, best = 1, best_e = -1, best_st = 0, k
+    cdef u64 bits
+    cdef hand_t out = hand_empty()
+    for e in range(4):
+        bits = pair_key_bits(c, e, h)
+        if popcount(bits) < 2:
+            continue
+        n = longest_run(bits, &st)
+        if n > best or (n == best and best_e >= 0 and st + n > best_st + best):
+            best = n
+            best_e = e
+            best_st = st
+    if best_e < 0:
+        return out
+    for k in range(best_st, best_st + best):
+        out.one |= h.two & c.key_bb[best_e][k]
+    out.two = out.one
+    return out
+
+
+cdef int count_tractors(const ctx_t* c, hand_t h) noexcept nogil:
+    """Tractors of the greedy split (docs/rules.md §3) of a hand."""
+    cdef unit_t units[MAXUNITS]
+    cdef int e, n = 0, i, k, n2
+    cdef u64 bits
+    for e in range(5):
+        bits = pair_key_bits(c, e, h)
+        if popcount(bits) < 2:
+            continue
+        if e == TRUMP:
+            # several pairs can share a key (副级): let the core split
+            for k in range(c.nkeys[e]):
+                if popcount(h.two & c.key_bb[e][k]) > 1:
+                    n2 = split_units(c, hand_mask(h, c.suit_bb[TRUMP]), units)
+                    for i in range(n2):
+                        if units[i].kind == KIND_TRACTOR:
+                            n += 1
+                    bits = 0
+                    break
+        # one pair per key: every maximal run of 2+ keys is one tractor
+        n += popcount(bits & (bits >> 1) & ~(bits << 1))
+    return n
+
+
 cdef hand_t lead_basic(table_t* t, int seat) noexcept nogil:
     """Sure winners first (side-suit tractors, ace pairs, aces), else a low card of the
     shortest side suit, else trumps from the bottom."""
@@ -496,9 +651,9 @@ cdef hand_t lead_basic(table_t* t, int seat) noexcept nogil:
     cdef u64 bits
     # side-suit tractors
     if popcount(h.two & ~c.suit_bb[TRUMP]) >= 2:
-        n = split_units(c, hand_mask(h, ~c.suit_bb[TRUMP]), units)
-        if n > 0 and units[0].kind == KIND_TRACTOR:
-            return units[0].cards
+        out = best_side_tractor(c, h)
+        if out.one:
+            return out
     # ace pairs, then aces, of the longest such suit
     best_e = -1
     best_cnt = -1
@@ -565,7 +720,7 @@ cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil:
 
 cdef hand_t follow_basic(table_t* t, int seat, const trick_t* tr) noexcept nogil:
     cdef const ctx_t* c = &t.ctx
-    cdef hand_t h = t.hands[seat], play
+    cdef hand_t h = t.hands[seat], play, hp
     cdef int pri[54]
     cdef int w = current_winner(c, tr)
     cdef int wseat = (tr.leader + w) & 3
@@ -573,18 +728,22 @@ cdef hand_t follow_basic(table_t* t, int seat, const trick_t* tr) noexcept nogil
     cdef int e = tr.shape.eff, weff, top
     cdef bint partner_wins = wseat == partner_of(seat)
     cdef bint strong
+    # the cards that can be played: the lead's suit when it is enough (trumps too, to ruff)
+    hp = hand_mask(h, c.suit_bb[e])
+    if hand_count(hp) < tr.shape.ncards:
+        hp = h
     if partner_wins:
         strong = tr.n == 3
         if not strong:
-            weff = eff_of(c, tr.plays[w])
-            top = strength(c, &tr.shape, weff, tr.plays[w])
+            weff = tr.win_eff
+            top = tr.win_str if not tr.every else strength(c, &tr.shape, weff, tr.plays[w])
             strong = (weff == TRUMP and e != TRUMP) or top >= c.nkeys[weff] - 1
         if strong:
-            pri_feed(c, h, pri)
+            pri_feed(c, hp, pri)
         else:
-            pri_dump(c, h, pri)
+            pri_dump_t(t, hp, pri)
         return build_follow(c, &tr.shape, h, pri)
-    pri_dump(c, h, pri)
+    pri_dump_t(t, hp, pri)
     if pts > 0 or tr.n == 3:
         play = try_win(c, tr, h, pri, pts >= 10 or (pts >= 5 and tr.n == 3))
         if play.one:

@@ -8,6 +8,16 @@ level table, the next dealer and the match rules. Every decision is a bot's (fas
 Results go into preallocated rows (fastsheng.hands owns the arrays).
 """
 
+# The hot loops count bits all the time: on x86-64 use the POPCNT instruction (every x86-64 CPU
+# since 2008) instead of libgcc's table-driven __popcountdi2 call. Must precede every cimport so
+# the pragma covers the inline helpers of _bitboard.pxd.
+cdef extern from *:
+    """
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__POPCNT__)
+    #pragma GCC target("popcnt")
+    #endif
+    """
+
 from libc.string cimport memset
 
 from fastsheng._bitboard cimport (
@@ -15,7 +25,8 @@ from fastsheng._bitboard cimport (
     hand_minus, hand_t, hand_union, lsb, popcount, u64, u8,
 )
 from fastsheng._bots cimport (
-    BOT_EXPERT, bot_bury, bot_declare, bot_follow, bot_lead, table_t, trick_t,
+    BOT_EXPERT, bot_bury, bots_prepare, count_tractors, bot_declare, bot_follow, bot_lead, table_t, trick_add, trick_start,
+    trick_t,
 )
 from fastsheng._core cimport (
     KIND_THROW, KIND_TRACTOR, MAXUNITS, NO_TRUMP, TRUMP, ctx_init, follow_ok, hand_points,
@@ -283,6 +294,7 @@ cdef void chaodi(game_t* g) noexcept nogil:
             g.trump = decl_trump(&g.decl)
             g.trump_set = SET_OVERCALL
             ctx_init(&g.t.ctx, &g.b.r, g.t.level, g.trump)
+            bots_prepare(&g.t)
             tr_put(g, EV_TRUMP)
             tr_put(g, g.t.dealer)
             tr_put(g, g.trump)
@@ -322,13 +334,7 @@ cdef void deal_features(game_t* g, hand_row_t* row) noexcept nogil:
     for s in range(4):
         row.trumps[s] = <u8>hand_count(hand_mask(t.hands[s], t.ctx.suit_bb[TRUMP]))
         row.pairs[s] = <u8>popcount(t.hands[s].two)
-        ntr = 0
-        if popcount(t.hands[s].two) >= 2:
-            n = split_units(&t.ctx, t.hands[s], units)
-            for i in range(n):
-                if units[i].kind == KIND_TRACTOR:
-                    ntr += 1
-        row.tractors[s] = <u8>ntr
+        row.tractors[s] = <u8>count_tractors(&t.ctx, t.hands[s])
         row.jokers[s] = <u8>hand_count(hand_mask(t.hands[s], (<u64>3) << SMALL_JOKER))
         row.points[s] = <u8>hand_points(&t.ctx, t.hands[s])
         row.level_cards[s] = <u8>hand_count(hand_mask(t.hands[s], lv))
@@ -378,6 +384,7 @@ cdef int play_hand(game_t* g, int level, int dealer, int first_hand, hand_row_t*
         fallback_trump(g, level)
         row.declarer = 255
     ctx_init(&t.ctx, r, level, g.trump)
+    bots_prepare(t)
     tr_put(g, EV_TRUMP)
     tr_put(g, t.dealer)
     tr_put(g, g.trump)
@@ -411,11 +418,16 @@ cdef int play_hand(game_t* g, int level, int dealer, int first_hand, hand_row_t*
             b.errors += 1
             attempt = hand_empty()
             attempt = hand_add_card(attempt, lsb(t.hands[leader].one))
+            lead_shape(&t.ctx, attempt, &tr.shape)
         for i in range(3):
             others[i] = t.hands[(leader + 1 + i) & 3]
         failed = 0
-        actual = throw_check(&t.ctx, attempt, others, 3, &failed)
-        lead_shape(&t.ctx, actual, &tr.shape)
+        if tr.shape.kind == KIND_THROW:
+            actual = throw_check(&t.ctx, attempt, others, 3, &failed)
+            if failed:
+                lead_shape(&t.ctx, actual, &tr.shape)
+        else:
+            actual = attempt
         att = hand_count(attempt)
         if tr.shape.kind == KIND_THROW or failed:
             row.throws += 1
@@ -438,9 +450,8 @@ cdef int play_hand(game_t* g, int level, int dealer, int first_hand, hand_row_t*
                         tr.barred |= 1 << i
             else:
                 pen_total -= amount
-        tr.plays[0] = actual
+        trick_start(&t.ctx, &tr, leader, actual, tr.barred)
         t.hands[leader] = hand_minus(t.hands[leader], actual)
-        tr.n = 1
         for i in range(1, 4):
             seat = (leader + i) & 3
             p = bot_follow(t, seat, &tr)
@@ -451,10 +462,12 @@ cdef int play_hand(game_t* g, int level, int dealer, int first_hand, hand_row_t*
                 p = hand_empty()
                 while hand_count(p) < tr.shape.ncards:
                     p = hand_add_card(p, lsb(hand_minus(t.hands[seat], p).one))
-            tr.plays[i] = p
+            trick_add(&t.ctx, &tr, p)
             t.hands[seat] = hand_minus(t.hands[seat], p)
-            tr.n = i + 1
-        w = trick_winner(&t.ctx, tr.plays, 4, tr.barred)
+        w = tr.win
+        if b.check and w != trick_winner(&t.ctx, tr.plays, 4, tr.barred):
+            b.errors += 1
+            w = trick_winner(&t.ctx, tr.plays, 4, tr.barred)
         wseat = (leader + w) & 3
         pts = 0
         for i in range(4):
