@@ -223,6 +223,7 @@ def test_sim_matches_mode_writes_a_matches_table(tmp_path, capsys, fake_engine):
         (["-n", "10", "--batch-size", "0"], ["--batch-size must be at least 1"]),
         (["-n", "10", "--seed", "x"], ["--seed must be a whole number"]),
         (["-n", "10", "--bogus"], ["No such option: --bogus"]),
+        (["-n", "10", "--scheduler", "foo"], ["bad Dask scheduler address 'foo'"]),
     ],
 )
 def test_user_mistakes_are_one_line_errors(args, words, capsys, fake_engine, tmp_path):

@@ -817,6 +817,16 @@ def _connect_dask(scheduler: Any, connect_timeout: float):
     )
     if not isinstance(address, str):
         raise ValueError(f"scheduler must be an address like tcp://host:8786, not {scheduler!r}")
+    try:  # check the address first: a Client made from a bad one complains at exit
+        from distributed.comm.addressing import parse_address, parse_host_port
+
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as exc:
+        raise FastshengError(
+            f"bad Dask scheduler address {address!r} ({exc}); expected tcp://HOST:PORT"
+        ) from None
     try:
         client = Client(address, timeout=f"{connect_timeout}s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
