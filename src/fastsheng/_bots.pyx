@@ -458,9 +458,16 @@ cdef hand_t min_beating(const ctx_t* c, const shape_t* s, int e, hand_t pool, in
     return u
 
 
-cdef hand_t try_win(const ctx_t* c, const trick_t* tr, hand_t hand, int* pri,
-                    bint allow_trump) noexcept nogil:
+cdef inline hand_t try_win(const ctx_t* c, const trick_t* tr, hand_t hand, int* pri,
+                           bint allow_trump) noexcept nogil:
     """The cheapest play found that takes the trick so far, or an empty hand."""
+    return try_win_thr(c, tr, hand, pri, allow_trump, -1)
+
+
+cdef hand_t try_win_thr(const ctx_t* c, const trick_t* tr, hand_t hand, int* pri,
+                        bint allow_trump, int at_least) noexcept nogil:
+    """The cheapest play found that takes the trick so far with a decisive unit stronger than
+    `at_least` too (a sure win when that is the best unseen answer), or an empty hand."""
     cdef const shape_t* s = &tr.shape
     cdef int w = current_winner(c, tr)
     cdef int weff = tr.win_eff
@@ -485,6 +492,8 @@ cdef hand_t try_win(const ctx_t* c, const trick_t* tr, hand_t hand, int* pri,
         thr = tr.win_str if not tr.every else strength(c, s, e, tr.plays[w])
     else:
         thr = -1
+    if at_least > thr:
+        thr = at_least
     unit = min_beating(c, s, e, hand, thr, pri)
     if unit.one == 0:
         return hand_empty()
@@ -712,6 +721,8 @@ cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil:
         return lead_random(t, seat)
     if bot == BOT_CHAOS:
         return lead_chaos(t, seat)
+    if bot == BOT_EXPERT:
+        return lead_expert(t, seat)
     return lead_basic(t, seat)
 
 
@@ -757,7 +768,224 @@ cdef hand_t bot_follow(table_t* t, int seat, const trick_t* tr) noexcept nogil:
     if bot == BOT_RANDOM or bot == BOT_CHAOS:
         pri_random(t.rng, t.hands[seat], pri)
         return build_follow(&t.ctx, &tr.shape, t.hands[seat], pri)
+    if bot == BOT_EXPERT:
+        return follow_expert(t, seat, tr)
     return follow_basic(t, seat, tr)
+
+
+# ---------------------------------------------------------------------------------------------
+# Expert: memory of the cards played and the voids shown
+
+cdef inline hand_t unseen_of(const table_t* t, int seat) noexcept nogil:
+    """Cards `seat` has not seen: the deck minus its hand, the cards played and (when it buried
+    the kitty) the kitty. Every other hand is inside this set."""
+    cdef hand_t full, u
+    full.one = ALL_CODES
+    full.two = ALL_CODES
+    u = hand_minus(full, t.hands[seat])
+    u = hand_minus(u, t.played)
+    if t.burier == seat:
+        u = hand_minus(u, t.buried)
+    return u
+
+
+cdef inline bint ruff_risk(const table_t* t, int seat, int e, hand_t unseen,
+                           int first_after, int nafter) noexcept nogil:
+    """Could an opponent among the next `nafter` seats from `first_after` trump suit e?"""
+    cdef int i, s
+    if e == TRUMP or hand_mask(unseen, t.ctx.suit_bb[TRUMP]).one == 0:
+        return False
+    for i in range(nafter):
+        s = (first_after + i) & 3
+        if (s & 1) == (seat & 1):
+            continue
+        if (t.void_mask[s] >> e) & 1 and not (t.void_mask[s] >> TRUMP) & 1:
+            return True
+    return False
+
+
+cdef hand_t safe_set(const ctx_t* c, int e, hand_t h, hand_t unseen) noexcept nogil:
+    """The cards of suit e in h that no unseen single or pair can beat: singles at or above the
+    highest unseen card, pairs at or above the highest unseen pair (docs/rules.md §4, so a throw
+    of them cannot fail)."""
+    cdef hand_t he = hand_mask(h, c.suit_bb[e]), ue = hand_mask(unseen, c.suit_bb[e])
+    cdef hand_t out = hand_empty()
+    cdef u64 u1 = card_key_bits(c, e, ue), u2 = pair_key_bits(c, e, ue), bits
+    cdef int m1 = msb(u1) if u1 else -1, m2 = msb(u2) if u2 else -1, code
+    bits = he.one & ~he.two
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        if c.key[code] >= m1:
+            out.one |= (<u64>1) << code
+    bits = he.two
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        if c.key[code] >= m2:
+            out.one |= (<u64>1) << code
+            out.two |= (<u64>1) << code
+    return out
+
+
+cdef hand_t lead_expert(table_t* t, int seat) noexcept nogil:
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t h = t.hands[seat], unseen = unseen_of(t, seat), he, sf, best = hand_empty(), ht
+    cdef hand_t out = hand_empty()
+    cdef int e, score, best_score = -1, n = hand_count(h), nt, code, partner = partner_of(seat)
+    cdef int pri[54]
+    cdef bint dealer_side = (seat & 1) == (t.dealer & 1)
+    cdef int unseen_trumps = hand_count(hand_mask(unseen, c.suit_bb[TRUMP]))
+    # sure winners of the side suits, thrown together when there are several
+    for e in range(4):
+        he = hand_mask(h, c.suit_bb[e])
+        if he.one == 0:
+            continue
+        sf = safe_set(c, e, h, unseen)
+        if sf.one == 0 or ruff_risk(t, seat, e, unseen, seat + 1, 3):
+            continue
+        score = 10 * hand_count(sf) + hand_points(c, sf)
+        if score > best_score:
+            best_score = score
+            best = sf
+    if best.one:
+        return best
+    ht = hand_mask(h, c.suit_bb[TRUMP])
+    nt = hand_count(ht)
+    if nt:
+        sf = safe_set(c, TRUMP, h, unseen)
+        if sf.one and (unseen_trumps == 0 or nt == n):
+            return sf       # every trump left is ours, or nothing else: cash them
+        if dealer_side and unseen_trumps > 0 and nt >= 4 and nt * 5 >= n * 2:
+            # draw trumps: a sure trump pair, a sure trump, else the lowest trump
+            pri_dump_t(t, ht, pri)
+            if sf.two:
+                code = pick_min(sf.two, pri)
+                out.one = (<u64>1) << code
+                out.two = out.one
+                return out
+            if sf.one:
+                code = pick_min(sf.one, pri)
+                out.one = (<u64>1) << code
+                return out
+            code = pick_min(ht.one & ~ht.two if ht.one & ~ht.two else ht.one, pri)
+            out.one = (<u64>1) << code
+            return out
+    # a suit the partner can trump
+    if not (t.void_mask[partner] >> TRUMP) & 1 and unseen_trumps > 0:
+        for e in range(4):
+            he = hand_mask(h, c.suit_bb[e])
+            if he.one and (t.void_mask[partner] >> e) & 1 and \
+                    not ruff_risk(t, seat, e, unseen, seat + 1, 1):
+                pri_dump_t(t, he, pri)
+                out.one = (<u64>1) << pick_min(he.one, pri)
+                return out
+    return lead_basic(t, seat)
+
+
+cdef inline int threat_of(const ctx_t* c, const shape_t* s, int e, hand_t unseen) noexcept nogil:
+    """Strength of the best unseen answer in suit e to the lead's decisive unit, or -1."""
+    return strength(c, s, e, hand_mask(unseen, c.suit_bb[e]))
+
+
+cdef hand_t follow_expert(table_t* t, int seat, const trick_t* tr) noexcept nogil:
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t h = t.hands[seat], play, hp, unseen = unseen_of(t, seat)
+    cdef int pri[54]
+    cdef int slen[5]
+    cdef int w = tr.win
+    cdef int wseat = (tr.leader + w) & 3
+    cdef int pts = trick_pts(c, tr)
+    cdef int e = tr.shape.eff, nafter = 3 - tr.n, thr, code, k
+    cdef bint partner_wins = wseat == partner_of(seat)
+    cdef bint strong, endgame = hand_count(h) <= 6, ruffing
+    cdef u64 bits
+    hp = hand_mask(h, c.suit_bb[e])
+    ruffing = hp.one == 0
+    if hand_count(hp) < tr.shape.ncards:
+        hp = h
+    if partner_wins:
+        strong = nafter == 0
+        if not strong:
+            if tr.win_eff == e:
+                strong = threat_of(c, &tr.shape, e, unseen) <= tr.win_str and \
+                    not ruff_risk(t, seat, e, unseen, seat + 1, nafter)
+            else:   # the partner trumped
+                strong = threat_of(c, &tr.shape, TRUMP, unseen) <= tr.win_str or \
+                    not ruff_risk(t, seat, e, unseen, seat + 1, nafter)
+        if strong:
+            pri_feed(c, hp, pri)
+        else:
+            pri_dump_t(t, hp, pri)
+        return build_follow(c, &tr.shape, h, pri)
+    pri_dump_t(t, hp, pri)
+    if hp.one != h.one or ruffing:
+        pass
+    # an opponent is winning: a sure win, else a cheap one when it is worth it
+    if nafter > 0:
+        thr = threat_of(c, &tr.shape, TRUMP if ruffing else e, unseen)
+        if ruffing or not ruff_risk(t, seat, e, unseen, seat + 1, nafter):
+            play = try_win_thr(c, tr, h, pri, ruffing and (pts >= 5 or endgame), thr)
+            if play.one and (pts > 0 or endgame or not ruffing):
+                return play
+    if pts >= 10 or (nafter == 0 and (pts > 0 or endgame)) or (ruffing and pts >= 5):
+        play = try_win_thr(c, tr, h, pri, pts >= 5 or endgame, -1)
+        if play.one:
+            return play
+    if hp.one == h.one:
+        # filling: discard from the shortest side suits (to make voids), low cards first
+        for k in range(5):
+            slen[k] = hand_count(hand_mask(h, c.suit_bb[k]))
+        bits = h.one
+        while bits:
+            code = lsb(bits)
+            bits &= bits - 1
+            if c.eff[code] != TRUMP and c.eff[code] != e:
+                pri[code] += 3 * slen[c.eff[code]]
+    return build_follow(c, &tr.shape, h, pri)
+
+
+cdef hand_t bury_expert(table_t* t, int seat, hand_t hand) noexcept nogil:
+    """Make voids: bury whole short side suits without aces, pairs or many points, then the
+    cheapest cards."""
+    cdef const ctx_t* c = &t.ctx
+    cdef int pri[54]
+    cdef int slen[5]
+    cdef int order[4]
+    cdef int e, i, j, code, left = 8, tmp
+    cdef u64 bits
+    cdef hand_t out = hand_empty(), pool = hand, he
+    for e in range(5):
+        slen[e] = hand_count(hand_mask(hand, c.suit_bb[e]))
+    bits = hand.one
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        e = c.eff[code]
+        pri[code] = t.kv[code] + (12 if (hand.two >> code) & 1 else 0) + 15 * card_pts(code) \
+            + 8 * slen[e]
+    for e in range(4):
+        order[e] = e
+    for i in range(4):
+        for j in range(i + 1, 4):
+            if slen[order[j]] < slen[order[i]]:
+                tmp = order[i]
+                order[i] = order[j]
+                order[j] = tmp
+    for i in range(4):
+        e = order[i]
+        he = hand_mask(hand, c.suit_bb[e])
+        if slen[e] == 0 or slen[e] > left or he.two or \
+                he.one & c.key_bb[e][c.nkeys[e] - 1] or hand_points(c, he) > 10:
+            continue
+        bits = he.one
+        while bits:
+            code = lsb(bits)
+            bits &= bits - 1
+            pri[code] -= 100000
+        left -= slen[e]
+    take_cards(&pool, &out, 8, pri)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -774,6 +1002,8 @@ cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil:
         pri_random(t.rng, hand, pri)
         take_cards(&pool, &out, 8, pri)
         return out
+    if t.bots[seat] == BOT_EXPERT:
+        return bury_expert(t, seat, hand)
     for e in range(5):
         slen[e] = hand_count(hand_mask(hand, c.suit_bb[e]))
     bits = hand.one

@@ -37,7 +37,7 @@ from fastsheng._declare cimport (
     DECL_NONE, DECL_OVERCALL, NSHOWCODES, SEAT_NONE, decl_kitty, decl_reset, decl_t, decl_trump, show_apply,
     show_code_denom, show_code_kind, show_hand, show_ok, shows_available,
 )
-from fastsheng._rng cimport rng_below, rng_shuffle_u8, rng_t
+from fastsheng._rng cimport rng_below, rng_jump, rng_shuffle_u8, rng_split, rng_t
 
 cdef enum:
     ND_KITTY1 = 0
@@ -67,6 +67,9 @@ cdef enum:
 cdef struct game_t:
     table_t t
     batch_t* b
+    rng_t deal_rng            # the cards' stream: shuffles, dealer, level, kitty draws
+    rng_t bot_rng             # the bots' stream (so a deal does not depend on the bots)
+    rng_t* master             # the batch's stream: one sub-stream per hand (or match)
     u8 deck[108]
     hand_t kitty
     decl_t decl
@@ -158,7 +161,7 @@ cdef bint deal_and_call(game_t* g, int first, int level, int first_hand) noexcep
     cdef table_t* t = &g.t
     for i in range(108):
         g.deck[i] = <u8>(i >> 1)
-    rng_shuffle_u8(t.rng, g.deck, 108)
+    rng_shuffle_u8(&g.deal_rng, g.deck, 108)
     for s in range(4):
         t.hands[s] = hand_empty()
         seen[s] = -1
@@ -247,7 +250,7 @@ cdef void fallback_trump(game_t* g, int level) noexcept nogil:
                     best = code
             g.trump = best // 13 if best >= 0 else NO_TRUMP
     else:   # ND_RANDOM_KITTY
-        code = g.deck[100 + rng_below(g.t.rng, 8)]
+        code = g.deck[100 + rng_below(&g.deal_rng, 8)]
         g.trump = trump_of_code(code)
         # a seat holding its twin makes its side the dealer side (reading): it deals
         twin_holder = -1
@@ -592,7 +595,8 @@ cdef int play_match(game_t* g, long m, match_row_t* mrow) noexcept nogil:
     lv[1] = r.start_rank
     won[0] = 0
     won[1] = 0
-    dealer = rng_below(g.t.rng, 4)
+    rng_split(g.master, &g.deal_rng)
+    dealer = rng_below(&g.deal_rng, 4)
     mrow.match_id = b.id_base + <u64>m
     mrow.first_hand_id = mrow.match_id * 65536 + 1
     while winner < 0:
@@ -652,7 +656,12 @@ cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil:
     cdef int level, dealer
     memset(&g, 0, sizeof(game_t))
     g.b = b
-    g.t.rng = rng
+    # two streams: `rng` hands out one sub-stream per hand (or match) for the cards; its jump
+    # (2^128 draws ahead) drives the bots. Paired deals stay paired whatever the bots draw.
+    g.bot_rng = rng[0]
+    rng_jump(&g.bot_rng)
+    g.t.rng = &g.bot_rng
+    g.master = rng
     for i in range(4):
         g.t.bots[i] = b.bots[i]
     b.nhands = 0
@@ -666,8 +675,9 @@ cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil:
             if b.nhands >= b.hands_cap:
                 b.overflow = 1
                 return -1
-            level = b.level if b.level >= 0 else rng_below(rng, 13)
-            dealer = rng_below(rng, 4)
+            rng_split(rng, &g.deal_rng)
+            level = b.level if b.level >= 0 else rng_below(&g.deal_rng, 13)
+            dealer = rng_below(&g.deal_rng, 4)
             g.hand_id = b.id_base + <u64>i
             g.tracing = b.trace_item == -2 or b.trace_item == i
             if b.trace_item == -2 and b.trace_at != NULL:

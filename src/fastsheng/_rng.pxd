@@ -46,6 +46,21 @@ cdef extern from *:
         return (unsigned long long)(m >> 64);
     }
 
+    /* advance by 2^128 draws: a second, non-overlapping stream from the same state */
+    static inline void fs_rng_jump(fs_rng_t *r) {
+        static const unsigned long long JUMP[] = {0x180ec6d33cfd0abaULL, 0xd5a61266f0c9392cULL,
+                                                  0xa9582618e03fc9aaULL, 0x39abdc4529b1661cULL};
+        unsigned long long s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (int i = 0; i < 4; i++)
+            for (int b = 0; b < 64; b++) {
+                if (JUMP[i] & (1ULL << b)) {
+                    s0 ^= r->s[0]; s1 ^= r->s[1]; s2 ^= r->s[2]; s3 ^= r->s[3];
+                }
+                fs_rng_next(r);
+            }
+        r->s[0] = s0; r->s[1] = s1; r->s[2] = s2; r->s[3] = s3;
+    }
+
     static inline void fs_rng_seed(fs_rng_t *r, unsigned long long a, unsigned long long b,
                                    unsigned long long c, unsigned long long d) {
         r->s[0] = a; r->s[1] = b; r->s[2] = c; r->s[3] = d;
@@ -57,6 +72,7 @@ cdef extern from *:
     u64 fs_rng_next(fs_rng_t* r) noexcept nogil
     u64 fs_rng_below(fs_rng_t* r, u64 n) noexcept nogil
     void fs_rng_seed(fs_rng_t* r, u64 a, u64 b, u64 c, u64 d) noexcept nogil
+    void fs_rng_jump(fs_rng_t* r) noexcept nogil
 
 ctypedef fs_rng_t rng_t
 
@@ -73,6 +89,17 @@ cdef inline int rng_below(rng_t* r, int n) noexcept nogil:
 
 cdef inline void rng_seed(rng_t* r, u64 a, u64 b, u64 c, u64 d) noexcept nogil:
     fs_rng_seed(r, a, b, c, d)
+
+
+cdef inline void rng_jump(rng_t* r) noexcept nogil:
+    """Advance by 2^128 draws (a second stream that never overlaps the first)."""
+    fs_rng_jump(r)
+
+
+cdef inline void rng_split(rng_t* master, rng_t* out) noexcept nogil:
+    """Seed `out` from 4 draws of `master` (one sub-stream per hand or match)."""
+    fs_rng_seed(out, fs_rng_next(master), fs_rng_next(master), fs_rng_next(master),
+                fs_rng_next(master))
 
 
 cdef inline void rng_shuffle_u8(rng_t* r, unsigned char* a, int n) noexcept nogil:
