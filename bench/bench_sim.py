@@ -32,6 +32,7 @@ MIN_SCALING = 1.8
 MAX_WRITE_SHARE = 0.10
 MAX_PEAK_BYTES = 1 << 30
 MIN_CPU_SHARE = 0.9
+ROUNDS = 3
 
 
 def _cores() -> int:
@@ -118,8 +119,21 @@ class Measured:
 def test_two_workers_scale_and_writing_is_cheap(benchmark, tmp_path):
     if _cores() < 2:
         pytest.skip("needs 2 cores")
-    one = Measured(tmp_path / "w1", 10, workers=1)()
-    two = benchmark.pedantic(Measured(tmp_path / "w2", 20, workers=2), rounds=1, iterations=1)
+    # alternate 1 and 2 workers and keep the best of each: the vCPUs of a shared VM change
+    # speed from one second to the next, and best-of is the figure least hurt by it
+    ones, twos = [], []
+    for r in range(ROUNDS):
+        ones.append(Measured(tmp_path / f"w1-{r}", 12, workers=1)())
+        if r == 0:
+            twos.append(
+                benchmark.pedantic(
+                    Measured(tmp_path / "w2-0", 24, workers=2), rounds=1, iterations=1
+                )
+            )
+        else:
+            twos.append(Measured(tmp_path / f"w2-{r}", 24, workers=2)())
+    one = max(ones, key=lambda m: m.steady_rate)
+    two = max(twos, key=lambda m: m.steady_rate)
     scaling = two.steady_rate / one.steady_rate
     benchmark.extra_info.update(
         hands_per_s_1_worker=round(one.steady_rate),
