@@ -127,6 +127,10 @@ cdef struct batch_t:
     int trace_len
     int overflow              # out: 1 when a buffer was too small (caller grows and reruns)
     int check                 # verify every play with the core (follow_ok) while playing
+    int profile               # accumulate the time spent in each phase (below)
+    double t_deal             # out (profile): seconds dealing and calling
+    double t_kitty            # burial and 炒底
+    double t_tricks           # the tricks and the score
     int errors                # out: illegal plays met (always 0 unless a bot has a bug)
 
 

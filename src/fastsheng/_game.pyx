@@ -20,6 +20,20 @@ cdef extern from *:
 
 from libc.string cimport memset
 
+cdef extern from "<time.h>" nogil:
+    ctypedef long time_t
+    cdef struct timespec:
+        time_t tv_sec
+        long tv_nsec
+    int clock_gettime(int clk, timespec* ts)
+    int CLOCK_MONOTONIC
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
 from fastsheng._bitboard cimport (
     BIG_JOKER, SMALL_JOKER, hand_add_card, hand_contains, hand_count, hand_empty, hand_mask,
     hand_minus, hand_t, hand_union, lsb, popcount, u64, u8,
@@ -76,6 +90,7 @@ cdef struct game_t:
     int n_shows
     int n_chaodi
     u64 declarable            # codes that can take part in a show (level cards, jokers)
+    int last_nopts            # shows the last seat asked could make
     int trump
     int trump_set
     int tracing
@@ -124,6 +139,7 @@ cdef int ask(game_t* g, int seat, int dealt, int after_burial, int total_dealt) 
     cdef int acts[NSHOWCODES]
     cdef int n = 0, navail, i, choice, kind, denom, act, standing
     cdef hand_t h = g.t.hands[seat]
+    g.last_nopts = 0
     if (h.one & g.declarable) == 0:
         return DECL_NONE
     navail = shows_available(&g.b.r, g.t.level, h, g.t.first_hand, avail)
@@ -134,6 +150,7 @@ cdef int ask(game_t* g, int seat, int dealt, int after_burial, int total_dealt) 
             options[n] = avail[i]
             acts[n] = act
             n += 1
+    g.last_nopts = n
     if n == 0:
         return DECL_NONE
     standing = g.decl.seat if 0 <= g.decl.seat < 4 else -1
@@ -155,8 +172,9 @@ cdef int ask(game_t* g, int seat, int dealt, int after_burial, int total_dealt) 
 cdef bint deal_and_call(game_t* g, int first, int level, int first_hand) noexcept nogil:
     """Shuffle, deal from `first` with calls after each card, then the closing rounds.
     Returns True when some call stands."""
-    cdef int i, j, seat, s, passes, asks, version
+    cdef int i, j, seat, s, passes, asks, version, act
     cdef int seen[4]
+    cdef int nopts[4]
     cdef int dirty[4]
     cdef table_t* t = &g.t
     for i in range(108):
@@ -176,16 +194,21 @@ cdef bint deal_and_call(game_t* g, int first, int level, int first_hand) noexcep
     for i in range(108):
         tr_put(g, g.deck[i])
     version = 0
+    for s in range(4):
+        nopts[s] = 0
     for i in range(100):
         seat = (first + i) & 3
         t.hands[seat] = hand_add_card(t.hands[seat], g.deck[i])
-        dirty[seat] = 1
+        # a seat's options change only with a show or a declarable card; with none, no question
+        dirty[seat] = 1 if nopts[seat] > 0 or (g.declarable >> g.deck[i]) & 1 else 0
         for j in range(4):
             s = (seat + j) & 3
             if dirty[s] or seen[s] != version:
                 dirty[s] = 0
                 seen[s] = version
-                if ask(g, s, hand_count(t.hands[s]), 0, i + 1) != DECL_NONE:
+                act = ask(g, s, hand_count(t.hands[s]), 0, i + 1)
+                nopts[s] = g.last_nopts
+                if act != DECL_NONE:
                     version += 1
                     seen[s] = version
     g.kitty = hand_empty()
@@ -358,6 +381,9 @@ cdef int play_hand(game_t* g, int level, int dealer, int first_hand, hand_row_t*
     cdef trick_row_t* trow
     cdef u8 buf[32]
 
+    cdef double t0 = 0.0, t1 = 0.0
+    if b.profile:
+        t0 = now()
     memset(row, 0, sizeof(hand_row_t))
     t.level = level
     t.first_hand = first_hand
@@ -394,6 +420,10 @@ cdef int play_hand(game_t* g, int level, int dealer, int first_hand, hand_row_t*
     tr_put(g, g.trump_set)
     tr_put(g, g.decl.seat if called else -1)
     deal_features(g, row)
+    if b.profile:
+        t1 = now()
+        b.t_deal += t1 - t0
+        t0 = t1
     # --- kitty ---
     t.played = hand_empty()
     for s in range(4):
@@ -409,6 +439,10 @@ cdef int play_hand(game_t* g, int level, int dealer, int first_hand, hand_row_t*
                 decl_kitty(&g.decl, g.trump)
             chaodi(g)
     row.kitty_points_buried = <u8>hand_points(&t.ctx, g.kitty)
+    if b.profile:
+        t1 = now()
+        b.t_kitty += t1 - t0
+        t0 = t1
     # --- tricks ---
     leader = t.dealer
     tr.shape.ncards = 0
@@ -565,6 +599,8 @@ cdef int play_hand(game_t* g, int level, int dealer, int first_hand, hand_row_t*
         tr_put(g, levels)
         tr_put(g, row.next_dealer)
         tr_put(g, EV_END)
+    if b.profile:
+        b.t_tricks += now() - t0
     return 0
 
 
@@ -710,7 +746,7 @@ cdef inline void* _ptr(unsigned char[::1] v) noexcept:
 
 def _run(rules_fields, bots, int mode, int level, int first_hand, unsigned long long id_base,
          int size, hands, matches, tricks, codes, int trace_item, int trace_hand_no, trace,
-         trace_at, state, int check):
+         trace_at, state, int check, int profile=0):
     """Play one batch into the given arrays (raw bytes views of numpy arrays) with ONE nogil
     call. `state`: the 4 uint64 words of the RNG. Returns the counts written."""
     cdef batch_t b
@@ -744,6 +780,7 @@ def _run(rules_fields, bots, int mode, int level, int first_hand, unsigned long 
     b.trace_cap = trv.shape[0] // sizeof(short) if trv is not None else 0
     b.trace_at = <u32*>_ptr(tav)
     b.check = check
+    b.profile = profile
     rng.s[0] = state[0]
     rng.s[1] = state[1]
     rng.s[2] = state[2]
@@ -751,7 +788,8 @@ def _run(rules_fields, bots, int mode, int level, int first_hand, unsigned long 
     with nogil:
         rc = run_batch(&b, &rng)
     return {"nhands": b.nhands, "ntricks": b.ntricks, "ncodes": b.ncodes,
-            "trace_len": b.trace_len, "overflow": b.overflow, "errors": b.errors}
+            "trace_len": b.trace_len, "overflow": b.overflow, "errors": b.errors,
+            "t_deal": b.t_deal, "t_kitty": b.t_kitty, "t_tricks": b.t_tricks}
 
 
 # trace event codes and limits, for fastsheng.hands
