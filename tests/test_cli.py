@@ -667,6 +667,16 @@ def test_summary_of_a_real_run_has_every_line(tmp_path, capsys, real_engine):
         "read it:",
     ):
         assert head in stdout, stdout
+    import pandas as pd
+    import pyarrow as pa
+
+    frame = pd.read_parquet(tmp_path / "r" / "hands")
+    assert len(frame) == 200 and str(frame["rules"].dtype) == "category"
+    schema = pds.dataset(tmp_path / "r" / "hands").schema
+    for name in ("rules", "bots"):
+        assert pa.types.is_dictionary(schema.field(name).type)
+    loose = [f.name for f in schema if f.type in (pa.int64(), pa.float64(), pa.string())]
+    assert loose == [], f"columns not typed tightly: {loose}"
     code, stdout, stderr = run_cli(
         capsys,
         "sim",

@@ -633,6 +633,9 @@ def _invoke(args: list[str]) -> int:
     except KeyboardInterrupt:
         _error("interrupted")
         return EXIT_INTERRUPTED
+    except ImportError as exc:  # the C core is not built, or a dependency is missing
+        _error(f"{exc} (is fastsheng installed and built? pip install .)")
+        return 1
     except (FastshengError, ValueError, OSError) as exc:
         _error(str(exc) or type(exc).__name__)
         return EXIT_USAGE
