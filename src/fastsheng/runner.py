@@ -852,10 +852,15 @@ def _run_dask(
     token = uuid.uuid4().hex[:8]
     futures: dict[Any, int] = {}
     try:
-        nthreads = sum(client.nthreads().values()) or 1
+        workers = client.nthreads()
+        nthreads = sum(workers.values())
         window = max(4, 2 * nthreads)
         queue = todo
-        emit("note", {"message": f"Dask: {len(client.nthreads())} workers, {nthreads} threads"})
+        if nthreads:
+            emit("note", {"message": f"Dask: {len(workers)} workers, {nthreads} threads"})
+        else:
+            emit("note", {"message": "Dask: no workers yet; the tasks wait for the first one"})
+        known, last_check = set(workers), time.perf_counter()
 
         def submit(batch: int):
             fut = client.submit(
@@ -882,6 +887,15 @@ def _run_dask(
             fut.release()
             if queue:
                 pending.add(submit(queue.popleft()))
+            if time.perf_counter() - last_check > 2.0:  # report workers that left
+                last_check = time.perf_counter()
+                current = set(client.nthreads())
+                for address in sorted(known - current):
+                    emit(
+                        "note",
+                        {"message": f"warning: Dask worker {address} left; Dask reruns its tasks"},
+                    )
+                known = current
     finally:
         if futures:
             try:
