@@ -209,7 +209,7 @@ def encode_part(table: pa.Table) -> bytes:
         table,
         sink,
         compression=COMPRESSION,
-        compression_level=3,
+        compression_level=1,  # measured: faster than 3 and no larger on these tables
         use_dictionary=True,
         write_statistics=True,
     )
