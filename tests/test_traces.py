@@ -156,7 +156,25 @@ def replay(trace: dict, rules) -> dict:
     side, n = reference.hand_levels(rules, total, overcalls)
     assert (side, n) == (result["winner"], result["levels"])
     assert result["next_dealer"] == reference.next_dealer(dealer, side)
-    return {"dealer": dealer, "trump": trump, "kitty_dealt": kitty_dealt_points, "total": total}
+    # deal features: each seat's 25 cards under the trump fixed before the burial
+    first_trump = next(e for e in events[deal_at + 1 :] if e["type"] == "trump")["trump"]
+    ctx0 = reference.Context(rules, level=level, trump=first_trump)
+    lv = RANKS.index(level)
+    features = []
+    for seat in range(4):
+        cards = [deck[j] for j in range(100) if (first + j) % 4 == seat]
+        units = ctx0.units(cards)
+        features.append({
+            "trumps": sum(ctx0.is_trump(c) for c in cards),
+            "pairs": sum(1 for k, _ in units if k == "pair") + sum(
+                len(u) // 2 for k, u in units if k == "tractor"),
+            "tractors": sum(1 for k, _ in units if k == "tractor"),
+            "jokers": sum(c >= 52 for c in cards),
+            "points": _points(cards),
+            "level_cards": sum(c < 52 and c % 13 == lv for c in cards),
+        })
+    return {"dealer": dealer, "trump": trump, "kitty_dealt": kitty_dealt_points, "total": total,
+            "features": features}
 
 
 def _replay_batch(preset, bots, seed, n, **kw):
@@ -171,6 +189,9 @@ def _replay_batch(preset, bots, seed, n, **kw):
         assert s["total"] == row["defenders_total"]
         assert s["kitty_dealt"] == row["kitty_points_dealt"]
         assert (s["trump"] or "NT") == row["trump"]
+        for seat, f in enumerate(s["features"]):
+            for name, value in f.items():
+                assert row[f"{name}_{seat}"] == value, (name, seat, value, row)
     return out
 
 
