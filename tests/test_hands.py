@@ -105,6 +105,13 @@ def test_truncated_batch_is_a_prefix():
     many = H.simulate_hands("super", "expert", 9, 450, batch_size=300)
     assert many.slice(0, 300).equals(full)
     assert many.column("hand_id").to_pylist() == list(range(450))
+    # the driver's form: play_batch(batch, size, batch_size=full size)
+    last = H.play_batch("super", "expert", 9, 1, 150, batch_size=300)["hands"]
+    assert last.equals(many.slice(300, 150))
+    m_full = H.play_batch("super", "basic", 9, 2, 6, mode="matches")
+    m_cut = H.play_batch("super", "basic", 9, 2, 4, mode="matches", batch_size=6)
+    assert m_cut["matches"].equals(m_full["matches"].slice(0, 4))
+    assert m_cut["matches"].column("match_id").to_pylist() == [12, 13, 14, 15]
 
 
 def test_random_level_is_uniform_enough():

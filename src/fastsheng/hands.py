@@ -407,6 +407,7 @@ def play_batch(
     trace: bool = False,
     first_hand: bool = False,
     check: bool = False,
+    batch_size: int | None = None,
 ) -> dict[str, pa.Table]:
     """Play batch `batch` of a run: `size` hands (or matches with ``mode="matches"``).
 
@@ -415,12 +416,17 @@ def play_batch(
     mode). `first_hand`: play every hand as a match's hand 1 (dealer by the calls, redeal when
     nobody calls). `check`: verify every follow with the core while playing. `trace`: add a
     "traces" table (hand_id, ..., events: the raw event codes of every hand; `decode_traces`
-    turns it into the dicts of `trace_hand`).
+    turns it into the dicts of `trace_hand`). `batch_size`: the run's batch size when this is
+    its truncated last batch (`size` < `batch_size`): rows are numbered as in the full batch,
+    whose first `size` hands (matches) they are.
     """
     size = _positive("size", size)
+    full = size if batch_size is None else _positive("batch_size", batch_size)
+    if size > full:
+        raise ValueError(f"size {size} exceeds batch_size {full}")
     if mode not in ("hands", "matches"):
         raise ValueError(f"mode must be 'hands' or 'matches', not {mode!r}")
-    return _play_sized(rules, bots, seed, batch, size, size, mode, level, tricks, first_hand,
+    return _play_sized(rules, bots, seed, batch, full, size, mode, level, tricks, first_hand,
                        check, trace)
 
 
@@ -657,7 +663,8 @@ def format_trace(trace: dict[str, Any]) -> str:
             lines.append(f"  kitty: {format_cards(deck[100:])}")
         elif kind in ("show", "chaodi"):
             when = "after burial" if kind == "chaodi" else f"after card {ev['dealt']}"
-            lines.append(f"  seat {ev['seat']} {ev['action']}s {format_cards(ev['cards'])} ({when})")
+            cards = format_cards(ev["cards"])
+            lines.append(f"  seat {ev['seat']} {ev['action']}s {cards} ({when})")
         elif kind == "redeal":
             lines.append("nobody called: redeal")
         elif kind == "trump":
