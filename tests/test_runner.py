@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -369,7 +370,7 @@ def test_a_batch_that_always_kills_its_worker_fails_the_run(tmp_path, monkeypatc
     monkeypatch.setenv("FAKE_KILL_ALWAYS", "1")
     s = spec(n=300, batch_size=64)
     with pytest.raises(
-        BatchFailed, match="batch 1 failed: its worker was killed by SIGKILL 3 times"
+        BatchFailed, match=r"batch 1 failed: its worker was killed by SIGKILL 3 time\(s\)"
     ):
         runner.run(s, tmp_path / "r", workers=2, batch_fn=fake_batch, retries=2)
     manifest = dataset.read_manifest(dataset.Storage(tmp_path / "r"))
@@ -612,3 +613,29 @@ def test_dask_backend_keyboard_interrupt_keeps_finished_batches(tmp_path, dask_c
     assert res.complete
     runner.run(s, tmp_path / "w", workers=0, batch_fn=fake_batch)
     assert read(tmp_path / "d").equals(read(tmp_path / "w"))
+
+
+def _not_importable_in_workers(rules, bots, seed, batch, size, **kw):  # pragma: no cover
+    raise AssertionError("never called")
+
+
+def test_workers_that_cannot_start_fail_the_run(tmp_path, monkeypatch):
+    """A batch function the workers cannot import (here: defined in a module they do not
+    have) kills every worker at start-up: the run stops with an error, it does not loop."""
+    import types
+
+    module = types.ModuleType("fastsheng_nowhere")
+    module._not_importable_in_workers = _not_importable_in_workers
+    _not_importable_in_workers.__module__ = "fastsheng_nowhere"
+    monkeypatch.setitem(sys.modules, "fastsheng_nowhere", module)
+    try:
+        with pytest.raises(BatchFailed, match="its worker exited with code 1 1 time"):
+            runner.run(
+                spec(n=200, batch_size=50),
+                tmp_path / "r",
+                workers=2,
+                batch_fn=_not_importable_in_workers,
+                retries=0,
+            )
+    finally:
+        _not_importable_in_workers.__module__ = __name__

@@ -14,6 +14,11 @@ from typing import Any, TextIO
 __all__ = ["Reporter", "make_reporter", "fmt_count", "fmt_duration"]
 
 
+def died_phrase(reason: str) -> str:
+    """ "was killed by SIGKILL", "exited with code 1", "vanished"."""
+    return f"was {reason}" if reason.startswith("killed") else reason
+
+
 def fmt_count(n: float) -> str:
     return f"{int(round(n)):,}"
 
@@ -107,11 +112,13 @@ class Reporter:
 
     def on_worker_died(self, info: Mapping[str, Any]) -> None:
         if info.get("batch") is None:
-            self.write(f"warning: worker {info['pid']} was {info['reason']} while idle; replaced")
+            self.write(
+                f"warning: worker {info['pid']} {died_phrase(info['reason'])} while idle; replaced"
+            )
             return
         what = f"retrying (attempt {info['attempt'] + 1})" if info.get("retry") else "giving up"
         self.write(
-            f"warning: worker {info['pid']} was {info['reason']} while running batch "
+            f"warning: worker {info['pid']} {died_phrase(info['reason'])} while running batch "
             f"{info['batch']}; {what}"
         )
 

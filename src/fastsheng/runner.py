@@ -683,6 +683,11 @@ class _Worker:
             pass
 
 
+def died_phrase(reason: str) -> str:
+    """ "was killed by SIGKILL", "exited with code 1", "vanished"."""
+    return f"was {reason}" if reason.startswith("killed") else reason
+
+
 def _death_reason(exitcode: int | None) -> str:
     if exitcode is None:
         return "vanished"
@@ -715,6 +720,7 @@ def _run_local(
 ) -> None:
     ctx = multiprocessing.get_context("spawn")
     queue = todo
+    idle_deaths = 0
     failures: dict[int, int] = {}
     pool: list[_Worker] = []
     try:
@@ -736,6 +742,12 @@ def _run_local(
                             },
                         )
                         w.stop(0.1)
+                        idle_deaths += 1
+                        if idle_deaths > 3 * n_workers + retries:
+                            raise FastshengError(
+                                f"workers keep dying ({_death_reason(w.proc.exitcode)}) "
+                                "before they get a batch; see the messages above"
+                            )
                         w = pool[i] = _Worker(ctx, spec, storage, batch_fn)
                         emit("worker_started", {"pid": w.pid})
                     batch = queue.popleft()
@@ -781,8 +793,9 @@ def _run_local(
                     )
                     w.stop(0.1)
                     if failures[batch] > retries:
+                        times = f"{failures[batch]} time(s)"
                         raise BatchFailed(
-                            batch, f"its worker was {reason} {failures[batch]} times; giving up"
+                            batch, f"its worker {died_phrase(reason)} {times}; giving up"
                         )
                     queue.appendleft(batch)
                     pool[i] = _Worker(ctx, spec, storage, batch_fn)
