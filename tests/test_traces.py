@@ -34,6 +34,32 @@ def trump_name(trump):
     return "NT" if trump is None else trump
 
 
+def fallback_trump(rules, level: str, kitty: list[int]):
+    """Trump of a later hand nobody called (docs/rules.md §10.3), or "?" for random_kitty."""
+    nd = rules.no_declaration
+    suit = lambda c: None if c >= 52 else "SHCD"[c // 13]  # noqa: E731
+    if nd == "kitty1":
+        return suit(kitty[0])
+    if nd == "kitty3":
+        return suit(kitty[2])
+    if nd == "kitty3_skip_jokers":
+        return next((suit(c) for c in kitty[2:] if c < 52), None)
+    if nd == "no_trump":
+        return None
+    if nd == "flip_level":
+        lv = RANKS.index(level)
+        for c in kitty:
+            if c < 52 and c % 13 == lv:
+                return suit(c)
+        def pip(c):  # doubled: 10 high, A = 1, J/Q/K a half
+            r = c % 13
+            return 2 * (r + 2) if r <= 8 else (2 if r == 12 else 1)
+        tie = {"S": 0, "H": 1, "D": 2, "C": 3}
+        best = min((c for c in kitty if c < 52), key=lambda c: (-pip(c), tie[suit(c)]))
+        return suit(best)
+    return "?"
+
+
 def replay(trace: dict, rules) -> dict:
     """Replay one trace through the reference; assert every rule. Returns a summary."""
     level = trace["level"]
@@ -73,6 +99,11 @@ def replay(trace: dict, rules) -> dict:
             else:
                 kitty_trump = (trump_name(ev["trump"]) if ev["set"] in ("kitty", "none")
                                else None)
+            if ev["set"] in ("kitty", "none") and trump_set is None:
+                assert not first_hand and not history
+                expected = fallback_trump(rules, level, deck[100:])
+                assert expected == "?" or expected == ev["trump"], (expected, ev)
+                assert (ev["set"] == "none") == (rules.no_declaration == "no_trump")
             dealer, trump, trump_set = ev["dealer"], ev["trump"], ev["set"]
             ctx = reference.Context(rules, level=level, trump=trump)
             if ev["set"] in ("declared", "overcall"):
@@ -201,6 +232,18 @@ def test_replay_every_preset(preset):
     per = 250
     for k, bots in enumerate(MIXES):
         _replay_batch(preset, bots, 1000 + k, per, level="random", first_hand=(k % 2 == 1))
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_replay_no_call_fallbacks(preset):
+    """Nobody calls: the fallback of the rules sets trump (and hand 1 redeals)."""
+    out = _replay_batch(preset, ("_mute", "_mute", "_mute", "_mute"), 31, 60, level="random")
+    df = out["hands"].to_pandas()
+    assert df["declarer"].isna().all()
+    assert set(df["trump_set"]) == {"none" if preset in ("classic", "tournament") else "kitty"}
+    out = _replay_batch(preset, ("_mute", "basic", "_mute", "_mute"), 31, 20, first_hand=True)
+    assert (out["hands"].to_pandas()["dealer"] == 1).all() or \
+        get_rules(preset).hand1_dealer == "random"
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -15,7 +15,8 @@ cdef enum:
     BOT_BASIC = 1
     BOT_EXPERT = 2
     BOT_CHAOS = 3        # test bot (not public): random leads including random throws
-    NBOTS = 4
+    BOT_MUTE = 4         # test bot (not public): plays as basic, never calls
+    NBOTS = 5
 
 
 # What the game shares with the bots. Bots read only their own hand and public facts.

@@ -1081,7 +1081,7 @@ cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
     cdef int bot = t.bots[seat], i, denom, best = -1, best_len = -1, L, need
     cdef bint pair
     cdef hand_t h = t.hands[seat]
-    if n == 0:
+    if n == 0 or bot == BOT_MUTE:
         return -1
     if bot == BOT_RANDOM or bot == BOT_CHAOS:
         if rng_below(t.rng, 2) == 0:

@@ -37,7 +37,9 @@ __all__ = [
 ]
 
 BOTS = ("random", "basic", "expert")
-_BOT_INDEX = {"random": 0, "basic": 1, "expert": 2, "_chaos": 3}  # _chaos: a test bot
+# test bots (not public): _chaos leads random subsets of a suit (throws that fail), _mute plays as
+# basic and never calls (the no-call fallbacks)
+_BOT_INDEX = {"random": 0, "basic": 1, "expert": 2, "_chaos": 3, "_mute": 4}
 
 TRUMP_NAMES = ("S", "H", "C", "D", "NT")
 TRUMP_SET_NAMES = ("declared", "overcall", "kitty", "none")
