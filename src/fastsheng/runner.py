@@ -477,7 +477,8 @@ def run(
     ``scheduler``: a Dask scheduler address or ``dask.distributed.Client`` (then ``workers`` is
     ignored). ``batch_fn``: the function computing one batch (default
     :func:`fastsheng.hands.play_batch`; it must be importable by name for process backends).
-    ``on_event(kind, info)``: progress callbacks ("start", "batch", "worker_died", "note").
+    ``on_event(kind, info)``: progress callbacks ("start", "batch", "worker_started",
+    "assigned", "worker_died", "note").
     Raises :class:`RunInterrupted` on Ctrl-C, :class:`BatchFailed`, :class:`DatasetError`."""
     emit: EventFn = on_event or (lambda kind, info: None)
     storage = Storage(out)
@@ -755,6 +756,7 @@ def _run_local(
                         w.assign(batch)
                     except (BrokenPipeError, OSError):  # dying: its sentinel reports it
                         w.batch = batch
+                    emit("assigned", {"pid": w.pid, "batch": batch})
             busy = [w for w in pool if w.batch is not None]
             waitables = [w.conn for w in busy] + [w.proc.sentinel for w in busy]
             ready = set(mp_wait(waitables, timeout=0.5))
