@@ -12,6 +12,7 @@ import math
 import os
 import re
 import secrets
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -269,7 +270,7 @@ def sim(
         reporter.close()
         typer.echo(
             f"interrupted: {exc.done} of {exc.total} batches kept in {exc.out}; finish with: "
-            f"fastsheng sim --out {exc.out} --resume",
+            f"fastsheng sim --out {shlex.quote(exc.out)} --resume",
             err=True,
         )
         raise typer.Exit(EXIT_INTERRUPTED) from None
