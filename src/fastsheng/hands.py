@@ -228,6 +228,7 @@ def _run(rules: Rules, names, mode: int, level: int, first_hand: bool, seed: int
         hand_cap = size
     else:
         hand_cap = max(64, size * 48)
+    grow = 1
     while True:
         hands = np.zeros(hand_cap, dtype=HAND_DTYPE)
         matches = np.zeros(size if mode == 1 else 0, dtype=MATCH_DTYPE)
@@ -240,7 +241,8 @@ def _run(rules: Rules, names, mode: int, level: int, first_hand: bool, seed: int
         if trace_item == -2:
             trace = np.zeros(hand_cap * 1024, dtype=np.int16)
         else:
-            trace = np.zeros(_game.MAX_TRACE_ * 4 if trace_item >= 0 else 0, dtype=np.int16)
+            trace = np.zeros(_game.MAX_TRACE_ * 4 * grow if trace_item >= 0 else 0,
+                             dtype=np.int16)
         trace_at = np.zeros(hand_cap if trace_item == -2 else 0, dtype=np.uint32)
         out = _game._run(
             fields, bot_ids, mode, level, int(first_hand), id_base, size,
@@ -251,6 +253,7 @@ def _run(rules: Rules, names, mode: int, level: int, first_hand: bool, seed: int
         if not out["overflow"]:
             break
         hand_cap *= 2
+        grow *= 2
     if out["errors"]:
         raise RuntimeError(f"the bots made {out['errors']} illegal plays (a fastsheng bug)")
     if trace_item == -2:
