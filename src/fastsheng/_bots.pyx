@@ -928,7 +928,7 @@ cdef hand_t follow_expert(table_t* t, int seat, const trick_t* tr) noexcept nogi
             play = try_win_thr(c, tr, h, pri, ruffing and (pts >= 5 or endgame), thr)
             if play.one and (pts > 0 or endgame or not ruffing):
                 return play
-    if pts >= 10 or (nafter == 0 and (pts > 0 or endgame)) or (ruffing and pts >= 5):
+    if pts >= 5 or nafter == 0 or (ruffing and pts >= 5):
         play = try_win_thr(c, tr, h, pri, pts >= 5 or endgame, -1)
         if play.one:
             return play
@@ -1040,11 +1040,9 @@ cdef int declare_expert(table_t* t, int seat, const int* options, int n, int dea
             aces += 1
     if standing_seat >= 0 and standing_seat != seat and partner_of(seat) == standing_seat:
         return -1
-    need = (dealt * 4 * 3 + 9) // 10 + 6      # about 30% of the cards, in score units
-    if standing_seat >= 0 and standing_seat != seat:
-        need += 6
+    need = (dealt * 4 * 15 + 99) // 100 + 6    # about 15% of the cards, in score units
     if after_burial:
-        need = 44
+        need = 36
     if dealt >= 25 and standing_seat < 0 and not after_burial:
         need = -BIG
     for i in range(n):
