@@ -919,8 +919,13 @@ cdef hand_t follow_expert(table_t* t, int seat, const trick_t* tr) noexcept nogi
             pri_dump_t(t, hp, pri)
         return build_follow(c, &tr.shape, h, pri)
     pri_dump_t(t, hp, pri)
-    if hp.one != h.one or ruffing:
-        pass
+    if endgame and (seat & 1) != (t.dealer & 1):
+        # defenders keep their trump pairs for the last trick (the kitty's multiplier)
+        bits = hp.two & c.suit_bb[TRUMP]
+        while bits:
+            code = lsb(bits)
+            bits &= bits - 1
+            pri[code] += 60
     # an opponent is winning: a sure win, else a cheap one when it is worth it
     if nafter > 0:
         thr = threat_of(c, &tr.shape, TRUMP if ruffing else e, unseen)
