@@ -369,9 +369,13 @@ def summary_text(result) -> str:
             f"{k} {100.0 * won[k] / rows:.1f}%" for k in ("team0", "team1", "draw") if k in won
         ]
         lines.append("  matches won  " + ", ".join(parts))
-    tables = [t for t in TABLES if t in m.get("tables", [])]
-    where = result.out.rstrip("/") + ("/" if "://" in result.out else os.sep) + tables[0]
-    lines.append(f"read it:      pandas.read_parquet({where!r})")
+    sep = "/" if "://" in result.out else os.sep
+    reads = [
+        f"pandas.read_parquet({result.out.rstrip('/') + sep + t!r})"
+        for t in TABLES
+        if t in m.get("tables", []) and t != "tricks"
+    ]
+    lines.append("read it:      " + ", ".join(reads))
     return "\n".join(lines)
 
 
