@@ -270,10 +270,12 @@ cdef inline int keep_value(const ctx_t* c, hand_t hand, int code) noexcept nogil
 
 
 cdef void bots_prepare(table_t* t) noexcept nogil:
-    cdef int code
+    cdef int code, p
     cdef hand_t none = hand_empty()
     for code in range(54):
         t.kv[code] = keep_value(&t.ctx, none, code)
+        p = card_pts(code)
+        t.fv[code] = -20 * p + (100 if t.ctx.eff[code] == TRUMP else 0) + t.ctx.key[code]
 
 
 cdef inline void pri_dump_t(const table_t* t, hand_t hand, int* pri) noexcept nogil:
@@ -313,6 +315,17 @@ cdef void pri_feed(const ctx_t* c, hand_t hand, int* pri) noexcept nogil:
             pri[code] = -20 * p + (100 if c.eff[code] == TRUMP else 0) + c.key[code]
         else:
             pri[code] = keep_value(c, hand, code)
+
+
+cdef inline void pri_feed_t(const table_t* t, hand_t hand, int* pri) noexcept nogil:
+    """pri_feed with the per-hand table."""
+    cdef u64 bits = hand.one & t.ctx.point_bb
+    cdef int code
+    pri_dump_t(t, hand, pri)
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        pri[code] = t.fv[code]
 
 
 cdef void pri_random(rng_t* rng, hand_t hand, int* pri) noexcept nogil:
@@ -411,7 +424,7 @@ cdef inline bint would_win(const ctx_t* c, const trick_t* tr, hand_t play) noexc
 cdef inline int trick_pts(const ctx_t* c, const trick_t* tr) noexcept nogil:
     cdef int i, p = 0
     for i in range(tr.n):
-        p += hand_points(c, tr.plays[i])
+        p += points_of(tr.plays[i])
     return p
 
 
@@ -695,7 +708,7 @@ cdef hand_t lead_basic(table_t* t, int seat) noexcept nogil:
             best_e = e
     if best_e >= 0:
         he = hand_mask(h, c.suit_bb[best_e])
-        pri_dump(c, h, pri)
+        pri_dump_t(t, h, pri)
         code = pick_min(he.one, pri)
         out.one = (<u64>1) << code
         return out
@@ -704,7 +717,7 @@ cdef hand_t lead_basic(table_t* t, int seat) noexcept nogil:
         n = split_units(c, h, units)
         if n > 0 and units[0].kind == KIND_TRACTOR:
             return units[0].cards
-    pri_dump(c, h, pri)
+    pri_dump_t(t, h, pri)
     if h.two:
         code = pick_min(h.two, pri)
         out.one = (<u64>1) << code
@@ -750,7 +763,7 @@ cdef hand_t follow_basic(table_t* t, int seat, const trick_t* tr) noexcept nogil
             top = tr.win_str if not tr.every else strength(c, &tr.shape, weff, tr.plays[w])
             strong = (weff == TRUMP and e != TRUMP) or top >= c.nkeys[weff] - 1
         if strong:
-            pri_feed(c, hp, pri)
+            pri_feed_t(t, hp, pri)
         else:
             pri_dump_t(t, hp, pri)
         return build_follow(c, &tr.shape, h, pri)
@@ -914,7 +927,7 @@ cdef hand_t follow_expert(table_t* t, int seat, const trick_t* tr) noexcept nogi
                 strong = threat_of(c, &tr.shape, TRUMP, unseen) <= tr.win_str or \
                     not ruff_risk(t, seat, e, unseen, seat + 1, nafter)
         if strong:
-            pri_feed(c, hp, pri)
+            pri_feed_t(t, hp, pri)
         else:
             pri_dump_t(t, hp, pri)
         return build_follow(c, &tr.shape, h, pri)

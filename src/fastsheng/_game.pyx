@@ -39,7 +39,7 @@ from fastsheng._bitboard cimport (
     hand_minus, hand_t, hand_union, lsb, popcount, u64, u8,
 )
 from fastsheng._bots cimport (
-    BOT_EXPERT, bot_bury, bots_prepare, count_tractors, bot_declare, bot_follow, bot_lead, table_t, trick_add, trick_start,
+    BOT_EXPERT, bot_bury, bots_prepare, count_tractors, points_of, bot_declare, bot_follow, bot_lead, table_t, trick_add, trick_start,
     trick_t,
 )
 from fastsheng._core cimport (
@@ -509,7 +509,7 @@ cdef int play_hand(game_t* g, int level, int dealer, int first_hand, hand_row_t*
         pts = 0
         for i in range(4):
             seat = (leader + i) & 3
-            pts += hand_points(&t.ctx, tr.plays[i])
+            pts += points_of(tr.plays[i])
             t.played = hand_union(t.played, tr.plays[i])
             t.played_by[seat] = hand_union(t.played_by[seat], tr.plays[i])
             if i and hand_count(hand_mask(tr.plays[i], t.ctx.suit_bb[tr.shape.eff])) < \
