@@ -930,6 +930,12 @@ cdef hand_t follow_expert(table_t* t, int seat, const trick_t* tr) noexcept nogi
             pri_feed_t(t, hp, pri)
         else:
             pri_dump_t(t, hp, pri)
+            if pts >= 10 and not ruffing and hand_count(hand_mask(h, c.suit_bb[e])) >= \
+                    tr.shape.ncards and not ruff_risk(t, seat, e, unseen, seat + 1, nafter):
+                # points at stake and the partner may be overtaken: take over with a sure winner
+                play = try_win_thr(c, tr, h, pri, False, threat_of(c, &tr.shape, e, unseen))
+                if play.one:
+                    return play
         return build_follow(c, &tr.shape, h, pri)
     pri_dump_t(t, hp, pri)
     if endgame and (seat & 1) != (t.dealer & 1):
