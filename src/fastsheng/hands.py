@@ -86,8 +86,7 @@ SEAT_FEATURES = ("trumps", "pairs", "tractors", "jokers", "points", "level_cards
 
 # name -> meaning (fastsheng sim documents these)
 HAND_COLUMNS: dict[str, str] = {
-    "hand_id": "uint64: batch*batch_size + i (hands mode); match_id*65536 + hand_no (matches "
-    "mode)",
+    "hand_id": "uint64: batch*size + i (hands mode); match_id*65536 + hand_no (matches mode)",
     "batch": "uint32: batch number",
     "rules": "dictionary string: rules name",
     "bots": "dictionary string: the four bots, seats 0..3, comma-separated",
@@ -123,8 +122,7 @@ HAND_COLUMNS: dict[str, str] = {
     "penalty_stakes": "uint8: half-stake penalties recorded (throw_penalty = half_stake)",
     "defenders_total": "int16: trick points + kitty bonus + penalty, at least 0",
     "winner": "dictionary string: dealer (the dealer side advances) or defenders (take over)",
-    "levels": "uint8: levels the winner gains by the table (overcall bonus and defender_cap "
-    "included; a match may stop it at end_rank or a must-play rank)",
+    "levels": "uint8: levels gained by the winner (overcall bonus included)",
     "bonus_levels": "uint8: of which from overcalls (overcall_bonus = level)",
     "next_dealer": "uint8: dealer of the next hand",
     **{
@@ -142,7 +140,7 @@ HAND_COLUMNS: dict[str, str] = {
     },
 }
 MATCH_COLUMNS: dict[str, str] = {
-    "match_id": "uint64: batch*batch_size + i",
+    "match_id": "uint64: batch*size + i",
     "hand_id": "uint64: hand_id of the match's first hand",
     "batch": "uint32",
     "rules": "dictionary string",
