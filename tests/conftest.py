@@ -23,13 +23,3 @@ def impl(request):
     make.name = request.param
     return make
 
-
-def pytest_collection_modifyitems(config, items):
-    """Tests marked ``slow`` run only when selected (``pytest -m slow``): the default run
-    stays fast (README, "Install and test")."""
-    if config.option.markexpr:
-        return
-    skip = pytest.mark.skip(reason="slow: run with -m slow")
-    for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
