@@ -243,3 +243,45 @@ def test_match_levels_follow_the_reference(preset):
         assert [RANKS.index(final["level_team0"]), RANKS.index(final["level_team1"])] == lv
         if not final["capped"]:
             assert final["winner"] == f"team{winner}"
+
+
+def _xoshiro(state):
+    """xoshiro256** in plain Python (Blackman & Vigna)."""
+    s = [int(x) for x in state]
+    mask = (1 << 64) - 1
+
+    def rotl(x, k):
+        return ((x << k) | (x >> (64 - k))) & mask
+
+    while True:
+        result = (rotl((s[1] * 5) & mask, 7) * 9) & mask
+        t = (s[1] << 17) & mask
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = rotl(s[3], 45)
+        yield result
+
+
+def test_rng_is_xoshiro256starstar_with_lemire():
+    from fastsheng import _game
+
+    state = [int(x) for x in H._state(12345, 7)]
+    ref = _xoshiro(state)
+    assert _game._rng_draws(state, 0, 50) == [next(ref) for _ in range(50)]
+    # Lemire's bounded integers on the same draws: floor(x * n / 2^64), rejecting the low part
+    for bound in (1, 4, 13, 108, 10**18 + 9):
+        ref = _xoshiro(state)
+        out = []
+        while len(out) < 200:
+            x = next(ref)
+            m = x * bound
+            lo = m & ((1 << 64) - 1)
+            if lo < bound and lo < (2**64 - bound) % bound:
+                continue
+            out.append(m >> 64)
+        assert _game._rng_draws(state, bound, 200) == out
+    # the bots' stream (the jump) differs from the cards' stream
+    assert _game._rng_draws(state, 0, 5, True) != _game._rng_draws(state, 0, 5)

@@ -51,7 +51,9 @@ from fastsheng._declare cimport (
     DECL_NONE, DECL_OVERCALL, NSHOWCODES, SEAT_NONE, decl_kitty, decl_reset, decl_t, decl_trump, show_apply,
     show_code_denom, show_code_kind, show_hand, show_ok, shows_available,
 )
-from fastsheng._rng cimport rng_below, rng_jump, rng_shuffle_u8, rng_split, rng_t
+from fastsheng._rng cimport (
+    fs_rng_below, rng_below, rng_jump, rng_next, rng_shuffle_u8, rng_split, rng_t,
+)
 
 cdef enum:
     ND_KITTY1 = 0
@@ -798,3 +800,20 @@ MAX_TRACE_ = MAX_TRACE
 EVENTS = {"end": EV_END, "deal": EV_DEAL, "show": EV_SHOW, "redeal": EV_REDEAL,
           "trump": EV_TRUMP, "bury": EV_BURY, "chaodi": EV_CHAODI, "trick": EV_TRICK,
           "result": EV_RESULT}
+
+
+def _rng_draws(state, unsigned long long bound, int n, bint jump=False):
+    """n draws of the core's RNG from a 4-word state: raw 64-bit words (bound 0) or uniform
+    integers below `bound` (tests pin the generator against a plain-Python xoshiro256**)."""
+    cdef rng_t r
+    cdef int i
+    r.s[0] = state[0]
+    r.s[1] = state[1]
+    r.s[2] = state[2]
+    r.s[3] = state[3]
+    if jump:
+        rng_jump(&r)
+    out = []
+    for i in range(n):
+        out.append(rng_next(&r) if bound == 0 else fs_rng_below(&r, bound))
+    return out

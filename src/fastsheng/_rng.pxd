@@ -30,20 +30,33 @@ cdef extern from *:
         return result;
     }
 
+    /* the 128-bit product of two 64-bit words (portable fallback without __int128) */
+    static inline unsigned long long fs_mul128(unsigned long long a, unsigned long long b,
+                                               unsigned long long *lo) {
+    #if defined(__SIZEOF_INT128__)
+        unsigned __int128 m = (unsigned __int128)a * b;
+        *lo = (unsigned long long)m;
+        return (unsigned long long)(m >> 64);
+    #else
+        unsigned long long a0 = a & 0xffffffffULL, a1 = a >> 32;
+        unsigned long long b0 = b & 0xffffffffULL, b1 = b >> 32;
+        unsigned long long p0 = a0 * b0, p1 = a0 * b1, p2 = a1 * b0, p3 = a1 * b1;
+        unsigned long long mid = (p0 >> 32) + (p1 & 0xffffffffULL) + (p2 & 0xffffffffULL);
+        *lo = (mid << 32) | (p0 & 0xffffffffULL);
+        return p3 + (p1 >> 32) + (p2 >> 32) + (mid >> 32);
+    #endif
+    }
+
     /* uniform integer in [0, n) for n >= 1 (Lemire) */
     static inline unsigned long long fs_rng_below(fs_rng_t *r, unsigned long long n) {
-        unsigned long long x = fs_rng_next(r);
-        unsigned __int128 m = (unsigned __int128)x * n;
-        unsigned long long l = (unsigned long long)m;
+        unsigned long long l;
+        unsigned long long hi = fs_mul128(fs_rng_next(r), n, &l);
         if (l < n) {
             unsigned long long t = (0ULL - n) % n;
-            while (l < t) {
-                x = fs_rng_next(r);
-                m = (unsigned __int128)x * n;
-                l = (unsigned long long)m;
-            }
+            while (l < t)
+                hi = fs_mul128(fs_rng_next(r), n, &l);
         }
-        return (unsigned long long)(m >> 64);
+        return hi;
     }
 
     /* advance by 2^128 draws: a second, non-overlapping stream from the same state */
