@@ -1,6 +1,7 @@
 """Build the Cython core. Everything else lives in pyproject.toml."""
 
 import os
+import platform
 
 import numpy as np
 from Cython.Build import cythonize
@@ -10,6 +11,10 @@ from setuptools import Extension, setup
 CORE_MODULES = ["_core", "_declare", "_bots", "_game"]
 
 extra = ["-O3"]
+if platform.machine().lower() in ("x86_64", "amd64"):
+    # Bit counts are everywhere in the core: use the POPCNT instruction (every x86-64 CPU since
+    # 2008) rather than libgcc's table-driven __popcountdi2.
+    extra.append("-mpopcnt")
 if os.environ.get("FASTSHENG_NATIVE"):
     extra.append("-march=native")
 

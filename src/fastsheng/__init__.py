@@ -9,11 +9,13 @@ from fastsheng._core import level_outcome as _core_level_outcome
 from fastsheng._declare import can_declare
 from fastsheng.cards import format_cards, parse_cards
 from fastsheng.errors import FastshengError, IllegalPlay, RulesError
+from fastsheng.hands import BOTS, format_trace, simulate_hands, simulate_matches, trace_hand
 from fastsheng.rules import Rules, get_rules, list_presets, load_rules
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BOTS",
     "Context",
     "FastshengError",
     "IllegalPlay",
@@ -22,11 +24,15 @@ __all__ = [
     "__version__",
     "can_declare",
     "format_cards",
+    "format_trace",
     "get_rules",
     "level_outcome",
     "list_presets",
     "load_rules",
     "parse_cards",
+    "simulate_hands",
+    "simulate_matches",
+    "trace_hand",
 ]
 
 

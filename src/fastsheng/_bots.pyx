@@ -29,8 +29,9 @@ from fastsheng._bitboard cimport (
     hand_mask, hand_minus, hand_remove_card, hand_t, hand_union, lsb, msb, popcount, u64, u8,
 )
 from fastsheng._core cimport (
-    KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP, ctx_t, hand_points,
-    lead_shape, shape_t, split_units, throw_check, trick_winner, unit_t,
+    KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP, card_key_bits, ctx_t,
+    eff_of, hand_points, has_shape, lead_shape, pack, pair_key_bits, play_strength, run_starts,
+    shape_t, split_units, throw_check, trick_winner, unit_t,
 )
 from fastsheng._rng cimport rng_below, rng_t
 
@@ -44,76 +45,7 @@ cdef u64 ALL_CODES = ((<u64>1) << 54) - 1
 
 
 # ---------------------------------------------------------------------------------------------
-# Small helpers on bitboards (the core keeps its own private; these are the bots' copies)
-
-cdef inline int eff_of(const ctx_t* c, hand_t h) noexcept nogil:
-    cdef int e = c.eff[lsb(h.one)]
-    if h.one & ~c.suit_bb[e]:
-        return -1
-    return e
-
-
-cdef inline u64 pair_key_bits(const ctx_t* c, int e, hand_t h) noexcept nogil:
-    cdef u64 bits = 0, rest = h.two & c.suit_bb[e]
-    while rest:
-        bits |= (<u64>1) << c.key[lsb(rest)]
-        rest &= rest - 1
-    return bits
-
-
-cdef inline u64 card_key_bits(const ctx_t* c, int e, hand_t h) noexcept nogil:
-    cdef u64 bits = 0, rest = h.one & c.suit_bb[e]
-    while rest:
-        bits |= (<u64>1) << c.key[lsb(rest)]
-        rest &= rest - 1
-    return bits
-
-
-cdef inline u64 run_starts(u64 bits, int n) noexcept nogil:
-    cdef u64 r = bits
-    cdef int i
-    for i in range(1, n):
-        r &= bits >> i
-    return r
-
-
-cdef inline int strength(const ctx_t* c, const shape_t* s, int e, hand_t x) noexcept nogil:
-    """Key of x's unit answering the lead's decisive unit (docs/rules.md §6), or -1."""
-    cdef u64 bits, r
-    if s.ntractors > 0:
-        r = run_starts(pair_key_bits(c, e, x), s.tlen[0])
-        return msb(r) + s.tlen[0] - 1 if r else -1
-    if s.npairs > 0:
-        bits = pair_key_bits(c, e, x)
-        return msb(bits) if bits else -1
-    bits = card_key_bits(c, e, x)
-    return msb(bits) if bits else -1
-
-
-cdef bint pack(int* cnt, int nkeys, const int* lens, int m) noexcept nogil:
-    """Can runs of lengths lens[0..m) be placed disjointly on the pair counts cnt?"""
-    cdef int start, k, n
-    cdef bint ok
-    if m == 0:
-        return True
-    n = lens[0]
-    for start in range(nkeys - n + 1):
-        ok = True
-        for k in range(start, start + n):
-            if cnt[k] <= 0:
-                ok = False
-                break
-        if not ok:
-            continue
-        for k in range(start, start + n):
-            cnt[k] -= 1
-        ok = pack(cnt, nkeys, lens + 1, m - 1)
-        for k in range(start, start + n):
-            cnt[k] += 1
-        if ok:
-            return True
-    return False
-
+# Preference helpers (the shared key and shape helpers are inline in _core.pxd)
 
 cdef inline int pick_min(u64 bits, const int* pri) noexcept nogil:
     """The code of bits with the lowest preference (ties: lowest code); bits non-zero."""
@@ -344,22 +276,6 @@ cdef inline int partner_of(int seat) noexcept nogil:
     return (seat + 2) & 3
 
 
-cdef inline bint qualifies(const ctx_t* c, const shape_t* s, int e, hand_t x) noexcept nogil:
-    """Does x (all of effective suit e) answer every unit of the lead (docs/rules.md §6)?"""
-    cdef int cnt[24]
-    cdef int k, m
-    if popcount(x.two) < s.npairs:
-        return False
-    if s.ntractors == 0:
-        return True
-    if s.ntractors == 1:
-        return run_starts(pair_key_bits(c, e, x), s.tlen[0]) != 0
-    m = s.ntractors if s.ntractors < 12 else 12
-    for k in range(c.nkeys[e]):
-        cnt[k] = popcount(x.two & c.key_bb[e][k])
-    return pack(cnt, c.nkeys[e], s.tlen, m)
-
-
 cdef inline int beats(const ctx_t* c, const trick_t* tr, int i, hand_t x, int* str_out) noexcept nogil:
     """Would play x at index i take the trick from the current winner? (not for `every`)"""
     cdef const shape_t* s = &tr.shape
@@ -371,9 +287,9 @@ cdef inline int beats(const ctx_t* c, const trick_t* tr, int i, hand_t x, int* s
         return False
     if e != s.eff and not (e == TRUMP and not (tr.barred >> i) & 1):
         return False
-    if not qualifies(c, s, e, x):
+    if not has_shape(c, s, e, x):
         return False
-    st = strength(c, s, e, x)
+    st = play_strength(c, s, e, x)
     str_out[0] = st
     if e != tr.win_eff:
         return e == TRUMP
@@ -502,7 +418,7 @@ cdef hand_t try_win_thr(const ctx_t* c, const trick_t* tr, hand_t hand, int* pri
     else:
         return hand_empty()
     if weff == e:
-        thr = tr.win_str if not tr.every else strength(c, s, e, tr.plays[w])
+        thr = tr.win_str if not tr.every else play_strength(c, s, e, tr.plays[w])
     else:
         thr = -1
     if at_least > thr:
@@ -760,7 +676,7 @@ cdef hand_t follow_basic(table_t* t, int seat, const trick_t* tr) noexcept nogil
         strong = tr.n == 3
         if not strong:
             weff = tr.win_eff
-            top = tr.win_str if not tr.every else strength(c, &tr.shape, weff, tr.plays[w])
+            top = tr.win_str if not tr.every else play_strength(c, &tr.shape, weff, tr.plays[w])
             strong = (weff == TRUMP and e != TRUMP) or top >= c.nkeys[weff] - 1
         if strong:
             pri_feed_t(t, hp, pri)
@@ -898,7 +814,7 @@ cdef hand_t lead_expert(table_t* t, int seat) noexcept nogil:
 
 cdef inline int threat_of(const ctx_t* c, const shape_t* s, int e, hand_t unseen) noexcept nogil:
     """Strength of the best unseen answer in suit e to the lead's decisive unit, or -1."""
-    return strength(c, s, e, hand_mask(unseen, c.suit_bb[e]))
+    return play_strength(c, s, e, hand_mask(unseen, c.suit_bb[e]))
 
 
 cdef hand_t follow_expert(table_t* t, int seat, const trick_t* tr) noexcept nogil:

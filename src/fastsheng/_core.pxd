@@ -7,7 +7,7 @@
 #
 # The rules themselves are stated in docs/rules.md; section numbers below refer to it.
 
-from fastsheng._bitboard cimport hand_t, u64, u8
+from fastsheng._bitboard cimport hand_t, lsb, msb, popcount, u64, u8
 
 cdef enum:
     TRUMP = 4            # effective suit of trumps (0..3 are the side suits S, H, C, D)
@@ -117,9 +117,92 @@ cdef int trick_winner(const ctx_t* c, const hand_t* plays, int nplays, int barre
 
 cdef int hand_points(const ctx_t* c, hand_t h) noexcept nogil
 
+# Can runs of the lengths lens[0..m) be placed disjointly on the pair counts cnt[0..nkeys)?
+cdef bint pack(int* cnt, int nkeys, const int* lens, int m) noexcept nogil
+
 # Kitty multiplier of a last-trick lead of shape s.
 cdef int kitty_mult(const ctx_t* c, const shape_t* s) noexcept nogil
 
 # Level change for a defenders' total: returns 0 (dealer side advances) or 1 (defenders take
 # over); *levels receives the number of levels gained.
 cdef int level_change(const rules_t* r, int total, int* levels) noexcept nogil
+
+
+# ---------------------------------------------------------------------------------------------
+# Inline helpers shared by every module that plays (the core, the game loop, the bots): compiled
+# into each of them, so the hot loops pay no call through a module boundary.
+
+cdef inline int eff_of(const ctx_t* c, hand_t h) noexcept nogil:
+    """The single effective suit of a non-empty hand, or -1 when it spans several."""
+    cdef int e = c.eff[lsb(h.one)]
+    if h.one & ~c.suit_bb[e]:
+        return -1
+    return e
+
+
+cdef inline void pair_counts(const ctx_t* c, int e, hand_t h, int* cnt) noexcept nogil:
+    """cnt[k] = number of pairs of h at key k of effective suit e."""
+    cdef int k
+    for k in range(c.nkeys[e]):
+        cnt[k] = popcount(h.two & c.key_bb[e][k])
+
+
+cdef inline u64 pair_key_bits(const ctx_t* c, int e, hand_t h) noexcept nogil:
+    """Bit k set when h holds a pair at key k of effective suit e."""
+    cdef u64 bits = 0, rest = h.two & c.suit_bb[e]
+    while rest:
+        bits |= (<u64>1) << c.key[lsb(rest)]
+        rest &= rest - 1
+    return bits
+
+
+cdef inline u64 card_key_bits(const ctx_t* c, int e, hand_t h) noexcept nogil:
+    """Bit k set when h holds a card at key k of effective suit e."""
+    cdef u64 bits = 0, rest = h.one & c.suit_bb[e]
+    while rest:
+        bits |= (<u64>1) << c.key[lsb(rest)]
+        rest &= rest - 1
+    return bits
+
+
+cdef inline u64 run_starts(u64 bits, int n) noexcept nogil:
+    """Bit k set when keys k .. k+n-1 are all set in bits."""
+    cdef u64 r = bits
+    cdef int i
+    for i in range(1, n):
+        r &= bits >> i
+    return r
+
+
+cdef inline int best_run_top(u64 bits, int n) noexcept nogil:
+    """Top key of the highest run of n consecutive keys in bits, or -1."""
+    cdef u64 r = run_starts(bits, n)
+    if r == 0:
+        return -1
+    return msb(r) + n - 1
+
+
+cdef inline int play_strength(const ctx_t* c, const shape_t* s, int e, hand_t x) noexcept nogil:
+    """Key of the unit of x (all of effective suit e) that answers the lead's decisive unit
+    (docs/rules.md §6), or -1 if x has none."""
+    cdef u64 bits
+    if s.ntractors > 0:
+        return best_run_top(pair_key_bits(c, e, x), s.tlen[0])
+    if s.npairs > 0:
+        bits = pair_key_bits(c, e, x)
+        return msb(bits) if bits else -1
+    bits = card_key_bits(c, e, x)
+    return msb(bits) if bits else -1
+
+
+cdef inline bint has_shape(const ctx_t* c, const shape_t* s, int e, hand_t x) noexcept nogil:
+    """Does x (all of effective suit e) answer every unit of the lead (docs/rules.md §6)?"""
+    cdef int cnt[24]
+    if popcount(x.two) < s.npairs:
+        return False
+    if s.ntractors == 0:
+        return True
+    if s.ntractors == 1:
+        return run_starts(pair_key_bits(c, e, x), s.tlen[0]) != 0
+    pair_counts(c, e, x, cnt)
+    return pack(cnt, c.nkeys[e], s.tlen, s.ntractors if s.ntractors < 12 else 12)

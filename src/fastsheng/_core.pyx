@@ -94,55 +94,6 @@ cdef inline int suit_rank(int e) noexcept nogil:
     return 0 if e == TRUMP else e + 1
 
 
-cdef inline int eff_of(const ctx_t* c, hand_t h) noexcept nogil:
-    """The single effective suit of a non-empty hand, or -1 when it spans several."""
-    cdef int e = c.eff[lsb(h.one)]
-    if h.one & ~c.suit_bb[e]:
-        return -1
-    return e
-
-
-cdef inline void pair_counts(const ctx_t* c, int e, hand_t h, int* cnt) noexcept nogil:
-    """cnt[k] = number of pairs of h at key k of effective suit e."""
-    cdef int k
-    for k in range(c.nkeys[e]):
-        cnt[k] = popcount(h.two & c.key_bb[e][k])
-
-
-cdef inline u64 pair_key_bits(const ctx_t* c, int e, hand_t h) noexcept nogil:
-    """Bit k set when h holds a pair at key k of effective suit e."""
-    cdef u64 bits = 0, rest = h.two & c.suit_bb[e]
-    while rest:
-        bits |= (<u64>1) << c.key[lsb(rest)]
-        rest &= rest - 1
-    return bits
-
-
-cdef inline u64 card_key_bits(const ctx_t* c, int e, hand_t h) noexcept nogil:
-    cdef u64 bits = 0, rest = h.one & c.suit_bb[e]
-    while rest:
-        bits |= (<u64>1) << c.key[lsb(rest)]
-        rest &= rest - 1
-    return bits
-
-
-cdef inline u64 run_starts(u64 bits, int n) noexcept nogil:
-    """Bit k set when keys k .. k+n-1 are all set in bits."""
-    cdef u64 r = bits
-    cdef int i
-    for i in range(1, n):
-        r &= bits >> i
-    return r
-
-
-cdef inline int best_run_top(u64 bits, int n) noexcept nogil:
-    """Top key of the highest run of n consecutive keys in bits, or -1."""
-    cdef u64 r = run_starts(bits, n)
-    if r == 0:
-        return -1
-    return msb(r) + n - 1
-
-
 # ---------------------------------------------------------------------------------------------
 # Splitting into units (docs/rules.md §3)
 
@@ -233,18 +184,6 @@ cdef int split_units(const ctx_t* c, hand_t cards, unit_t* out) noexcept nogil:
             j -= 1
         out[j + 1] = tmp
     return n
-
-
-cdef int play_strength(const ctx_t* c, const shape_t* s, int e, hand_t x) noexcept nogil:
-    """Key of the unit of x that answers the lead's decisive unit, or -1 if x has none."""
-    cdef u64 bits
-    if s.ntractors > 0:
-        return best_run_top(pair_key_bits(c, e, x), s.tlen[0])
-    if s.npairs > 0:
-        bits = pair_key_bits(c, e, x)
-        return msb(bits) if bits else -1
-    bits = card_key_bits(c, e, x)
-    return msb(bits) if bits else -1
 
 
 cdef int lead_shape(const ctx_t* c, hand_t lead, shape_t* s) noexcept nogil:
@@ -412,15 +351,6 @@ cdef bint follow_ok(const ctx_t* c, const shape_t* s, hand_t hand, hand_t play) 
     if s.ntractors > 0 and tractor_match(c, s, s.eff, play) != tractor_match(c, s, s.eff, he):
         return False
     return True
-
-
-cdef inline bint has_shape(const ctx_t* c, const shape_t* s, int e, hand_t x) noexcept nogil:
-    """Does x (all of effective suit e) answer every unit of the lead?"""
-    if popcount(x.two) < s.npairs:
-        return False
-    if s.ntractors == 0:
-        return True
-    return tractor_match(c, s, e, x) == ((<u64>1) << (s.ntractors if s.ntractors < 12 else 12)) - 1
 
 
 cdef int assign_units(const ctx_t* c, const shape_t* s, int e, hand_t x, int* keys) noexcept nogil:
