@@ -7,7 +7,7 @@ The machines are shared and noisy, so the CI gates are ratios taken in the same 
 * the peak memory of the whole run (parent + workers) is <= 1 GB and does not grow with n.
 
 Absolute figures (hands/s, the wall time of `fastsheng sim -n 1e6`) are printed and stored in
-the benchmark's extra_info; `FASTSHENG_BENCH_FULL=1 pytest bench/bench_sim.py` also runs the
+the benchmark's extra_info; `pytest -m bench_full bench/bench_sim.py` also runs the
 full `fastsheng sim -n 1e6` and gates it at 30 s (docs/sim.md has the figures and the machine).
 """
 
@@ -174,9 +174,7 @@ def test_writing_tricks_is_reported(tmp_path):
     print(f"\nsim --tricks: writing {100 * run.write_share:.1f}% of worker time")
 
 
-@pytest.mark.skipif(
-    not os.environ.get("FASTSHENG_BENCH_FULL"), reason="set FASTSHENG_BENCH_FULL=1 (about 30 s)"
-)
+@pytest.mark.bench_full  # about 30 s: pytest -m bench_full
 def test_sim_one_million_hands_wall_time(tmp_path):
     t0 = time.perf_counter()
     done = subprocess.run(
