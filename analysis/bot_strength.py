@@ -7,9 +7,8 @@ numbers): X at seats 0/2 against Y at seats 1/3, then the seats swapped. For eac
 levels per hand is the average over the two seatings of (levels X's team gains - levels the other
 team gains). Averaging the two seatings cancels both the luck of the cards and any seat effect;
 the mean over deals gets a bootstrap 95% interval, and so does the share of hands in which X's
-team goes up (0.5 = even). The `random` bot draws from the same random stream as the shuffle, so
-with it the two seatings share only the first deal of each batch: the estimate stays unbiased,
-the pairing just stops reducing the variance.
+team goes up (0.5 = even). The deal and the bots draw from separate random streams, so both
+seatings see exactly the same cards whatever the bots (the report's deal check confirms it).
 
 Run: python analysis/bot_strength.py [N]   (every pair of fastsheng.hands.BOTS, N hands each,
                                              default 5,000)
