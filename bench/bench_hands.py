@@ -29,15 +29,19 @@ def _gate(bot: str) -> float:
 @pytest.mark.parametrize("bot", ["random", "basic", "expert"])
 def test_hands_per_second(benchmark, bot):
     profile_batch("standard", bot, 1, 500)  # warm up
-    result = benchmark.pedantic(
-        profile_batch, args=("standard", bot, 1, N), rounds=3, iterations=1
-    )
+    result = benchmark.pedantic(profile_batch, args=("standard", bot, 1, N), rounds=3, iterations=1)
     best = max(profile_batch("standard", bot, 2, N)["hands_per_s"] for _ in range(2))
     best = max(best, result["hands_per_s"])
-    benchmark.extra_info.update({"hands_per_s": round(best), **{
-        k: round(v, 3) for k, v in result.items() if k != "hands_per_s"}})
-    print(f"\n{bot}: {best:,.0f} hands/s; deal {result['deal']:.0%}, kitty {result['kitty']:.0%}, "
-          f"tricks {result['tricks']:.0%}")
+    benchmark.extra_info.update(
+        {
+            "hands_per_s": round(best),
+            **{k: round(v, 3) for k, v in result.items() if k != "hands_per_s"},
+        }
+    )
+    print(
+        f"\n{bot}: {best:,.0f} hands/s; deal {result['deal']:.0%}, kitty {result['kitty']:.0%}, "
+        f"tricks {result['tricks']:.0%}"
+    )
     assert best >= _gate(bot), (bot, best)
 
 

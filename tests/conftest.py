@@ -22,4 +22,3 @@ def impl(request):
 
     make.name = request.param
     return make
-

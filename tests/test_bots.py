@@ -77,6 +77,7 @@ def test_basic_buries_no_points_usually_and_expert_makes_voids():
 
 
 def test_matches_expert_vs_random():
-    m = play_batch("standard", ("expert", "random", "expert", "random"), 4, 0, 20,
-                   mode="matches")["matches"].to_pandas()
+    m = play_batch("standard", ("expert", "random", "expert", "random"), 4, 0, 20, mode="matches")[
+        "matches"
+    ].to_pandas()
     assert (m["winner"] == "team0").mean() >= 0.9

@@ -42,7 +42,8 @@ def test_hand_columns_and_types():
     out = H.play_batch("standard", ("expert", "basic", "random", "basic"), 3, 2, 50, tricks=True)
     t = out["hands"]
     assert set(H.HAND_COLUMNS) - {"match_id", "hand_no", "level_team0", "level_team1"} == set(
-        t.column_names)
+        t.column_names
+    )
     assert t.schema.field("hand_id").type == pa.uint64()
     assert t.column("hand_id").to_pylist() == list(range(100, 150))
     assert t.schema.field("batch").type == pa.uint32()
@@ -79,8 +80,9 @@ def test_hands_mode_invariants_every_preset():
             assert (df[f"points_{s}"] <= 200).all()
         dealt = sum(df[f"points_{s}"] for s in range(4)) + df["kitty_points_dealt"]
         assert (dealt == 200).all()
-        for total, side, levels in zip(df["defenders_total"], df["winner"], df["levels"],
-                                       strict=True):
+        for total, side, levels in zip(
+            df["defenders_total"], df["winner"], df["levels"], strict=True
+        ):
             exp = reference.hand_levels(rules, int(total), 0)
             if rules.overcall_bonus != "level":
                 assert (side, levels) == exp
@@ -140,7 +142,7 @@ def test_deal_statistics_match_combinatorics():
 
 def test_first_hand_mode_dealer_from_calls():
     df = H.simulate_hands("standard", "basic", 2, 300, first_hand=True).to_pandas()
-    assert df["declarer"].notna().all()          # hand 1 redeals until somebody calls
+    assert df["declarer"].notna().all()  # hand 1 redeals until somebody calls
     assert (df["dealer"] == df["declarer"]).all()  # hand1_dealer = final
     df = H.simulate_hands("classic", "random", 2, 300, first_hand=True).to_pandas()
     assert df["declarer"].notna().all()
@@ -233,12 +235,14 @@ def test_match_levels_follow_the_reference(preset):
             if row["winner"] == "dealer":
                 if reference.match_won(rules, lv[team], "dealer"):
                     winner = team
-                lv[team], won[team] = reference.advance(lv[team], row["levels"], rules,
-                                                        won[team], dealer=True)
+                lv[team], won[team] = reference.advance(
+                    lv[team], row["levels"], rules, won[team], dealer=True
+                )
             else:
                 other = 1 - team
-                lv[other], won[other] = reference.advance(lv[other], row["levels"], rules,
-                                                          won[other])
+                lv[other], won[other] = reference.advance(
+                    lv[other], row["levels"], rules, won[other]
+                )
         final = m.loc[match_id]
         assert [RANKS.index(final["level_team0"]), RANKS.index(final["level_team1"])] == lv
         if not final["capped"]:

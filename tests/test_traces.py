@@ -51,9 +51,11 @@ def fallback_trump(rules, level: str, kitty: list[int]):
         for c in kitty:
             if c < 52 and c % 13 == lv:
                 return suit(c)
+
         def pip(c):  # doubled: 10 high, A = 1, J/Q/K a half
             r = c % 13
             return 2 * (r + 2) if r <= 8 else (2 if r == 12 else 1)
+
         tie = {"S": 0, "H": 1, "D": 2, "C": 3}
         best = min((c for c in kitty if c < 52), key=lambda c: (-pip(c), tie[suit(c)]))
         return suit(best)
@@ -89,7 +91,8 @@ def replay(trace: dict, rules) -> dict:
             held = Counter(deck[j] for j in range(dealt) if (first + j) % 4 == seat)
             assert not Counter(ev["cards"]) - held, "a show of cards not held"
             assert reference.can_declare(rules, level, history, seat, ev["cards"], first_hand), (
-                f"show not allowed: {ev} after {history}")
+                f"show not allowed: {ev} after {history}"
+            )
             if ev["action"] == "overcall":
                 overcalls += 1
             history.append((seat, ev["cards"]))
@@ -97,8 +100,7 @@ def replay(trace: dict, rules) -> dict:
             if trump_set in ("kitty", "none") and ev["set"] == "overcall":
                 pass  # 炒底 over a trump from the kitty: keep kitty_trump for later shows
             else:
-                kitty_trump = (trump_name(ev["trump"]) if ev["set"] in ("kitty", "none")
-                               else None)
+                kitty_trump = trump_name(ev["trump"]) if ev["set"] in ("kitty", "none") else None
             if ev["set"] in ("kitty", "none") and trump_set is None:
                 assert not first_hand and not history
                 expected = fallback_trump(rules, level, deck[100:])
@@ -107,14 +109,16 @@ def replay(trace: dict, rules) -> dict:
             dealer, trump, trump_set = ev["dealer"], ev["trump"], ev["set"]
             ctx = reference.Context(rules, level=level, trump=trump)
             if ev["set"] in ("declared", "overcall"):
-                call = reference.standing_call(rules, level, history, first_hand,
-                                               kitty_trump=kitty_trump)
+                call = reference.standing_call(
+                    rules, level, history, first_hand, kitty_trump=kitty_trump
+                )
                 assert call is not None
         elif kind == "chaodi":
             seat = ev["seat"]
             assert not Counter(ev["cards"]) - hands[seat], "a 炒底 show of cards not held"
-            assert reference.can_declare(rules, level, history, seat, ev["cards"], False,
-                                         kitty_trump=kitty_trump), f"炒底 not allowed: {ev}"
+            assert reference.can_declare(
+                rules, level, history, seat, ev["cards"], False, kitty_trump=kitty_trump
+            ), f"炒底 not allowed: {ev}"
             if ev["action"] == "overcall":
                 overcalls += 1
             history.append((seat, ev["cards"]))
@@ -142,11 +146,15 @@ def replay(trace: dict, rules) -> dict:
                 seat = (leader + k) % 4
                 hand = sorted(hands[seat].elements())
                 assert ctx.is_legal_follow(hand, plays[0], plays[k]), (
-                    f"illegal follow by seat {seat}: {plays[k]} to {plays[0]} from {hand}")
+                    f"illegal follow by seat {seat}: {plays[k]} to {plays[0]} from {hand}"
+                )
                 hands[seat] -= Counter(plays[k])
             barred = ()
-            if ev["failed"] and rules.partner_no_trump_after_failed_throw and \
-                    leader % 2 == dealer % 2:
+            if (
+                ev["failed"]
+                and rules.partner_no_trump_after_failed_throw
+                and leader % 2 == dealer % 2
+            ):
                 idx = (dealer + 2 - leader) % 4
                 barred = (idx,) if idx else ()
             w = ctx.trick_winner(plays, barred=barred)
@@ -178,8 +186,10 @@ def replay(trace: dict, rules) -> dict:
         if not t["failed"]:
             continue
         back = len(t["attempted"]) - len(t["plays"][0])
-        amount = {"per_card": rules.throw_penalty_points * back,
-                  "flat": rules.throw_penalty_points}.get(rules.throw_penalty, 0)
+        amount = {
+            "per_card": rules.throw_penalty_points * back,
+            "flat": rules.throw_penalty_points,
+        }.get(rules.throw_penalty, 0)
         penalty += amount if t["leader"] % 2 == dealer % 2 else -amount
     assert penalty == result["penalty"]
     total = max(0, trick_points + bonus + penalty)
@@ -195,17 +205,24 @@ def replay(trace: dict, rules) -> dict:
     for seat in range(4):
         cards = [deck[j] for j in range(100) if (first + j) % 4 == seat]
         units = ctx0.units(cards)
-        features.append({
-            "trumps": sum(ctx0.is_trump(c) for c in cards),
-            "pairs": sum(1 for k, _ in units if k == "pair") + sum(
-                len(u) // 2 for k, u in units if k == "tractor"),
-            "tractors": sum(1 for k, _ in units if k == "tractor"),
-            "jokers": sum(c >= 52 for c in cards),
-            "points": _points(cards),
-            "level_cards": sum(c < 52 and c % 13 == lv for c in cards),
-        })
-    return {"dealer": dealer, "trump": trump, "kitty_dealt": kitty_dealt_points, "total": total,
-            "features": features}
+        features.append(
+            {
+                "trumps": sum(ctx0.is_trump(c) for c in cards),
+                "pairs": sum(1 for k, _ in units if k == "pair")
+                + sum(len(u) // 2 for k, u in units if k == "tractor"),
+                "tractors": sum(1 for k, _ in units if k == "tractor"),
+                "jokers": sum(c >= 52 for c in cards),
+                "points": _points(cards),
+                "level_cards": sum(c < 52 and c % 13 == lv for c in cards),
+            }
+        )
+    return {
+        "dealer": dealer,
+        "trump": trump,
+        "kitty_dealt": kitty_dealt_points,
+        "total": total,
+        "features": features,
+    }
 
 
 def _replay_batch(preset, bots, seed, n, **kw):
@@ -242,15 +259,24 @@ def test_replay_no_call_fallbacks(preset):
     assert df["declarer"].isna().all()
     assert set(df["trump_set"]) == {"none" if preset in ("classic", "tournament") else "kitty"}
     out = _replay_batch(preset, ("_mute", "basic", "_mute", "_mute"), 31, 20, first_hand=True)
-    assert (out["hands"].to_pandas()["dealer"] == 1).all() or \
-        get_rules(preset).hand1_dealer == "random"
+    assert (out["hands"].to_pandas()["dealer"] == 1).all() or get_rules(
+        preset
+    ).hand1_dealer == "random"
 
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_replay_matches(preset):
     rules = get_rules(preset)
-    out = play_batch(rules, ("_chaos", "basic", "random", "expert"), 7, 0, 2,
-                     mode="matches", trace=True, check=True)
+    out = play_batch(
+        rules,
+        ("_chaos", "basic", "random", "expert"),
+        7,
+        0,
+        2,
+        mode="matches",
+        trace=True,
+        check=True,
+    )
     traces = decode_traces(out["traces"])
     for tr in traces:
         replay(tr, rules)

@@ -51,30 +51,75 @@ _EV = _game.EVENTS
 
 # numpy mirrors of the C rows of fastsheng/_game.pxd (natural alignment, same field order)
 _HAND_FIELDS = [
-    ("hand_id", "u8"), ("match_id", "u8"),
-    ("trick_points", "i2"), ("kitty_bonus", "i2"), ("penalty", "i2"), ("defenders_total", "i2"),
-    ("stake", "u2"), ("hand_no", "u2"),
-    ("level", "u1"), ("dealer", "u1"), ("first_seat", "u1"), ("declarer", "u1"),
-    ("trump", "u1"), ("trump_set", "u1"), ("n_shows", "u1"), ("n_overcalls", "u1"),
-    ("n_chaodi", "u1"), ("n_redeals", "u1"), ("kitty_points_dealt", "u1"),
-    ("kitty_points_buried", "u1"), ("last_winner", "u1"), ("last_lead_kind", "u1"),
-    ("kitty_captured", "u1"), ("kitty_mult", "u1"), ("n_tricks", "u1"), ("throws", "u1"),
-    ("failed_throws", "u1"), ("failed_throws_dealer", "u1"), ("penalty_stakes", "u1"),
-    ("winner", "u1"), ("levels", "u1"), ("bonus_levels", "u1"), ("next_dealer", "u1"),
-    ("level_team0", "u1"), ("level_team1", "u1"),
-    ("trumps", "u1", (4,)), ("pairs", "u1", (4,)), ("tractors", "u1", (4,)),
-    ("jokers", "u1", (4,)), ("points", "u1", (4,)), ("level_cards", "u1", (4,)),
+    ("hand_id", "u8"),
+    ("match_id", "u8"),
+    ("trick_points", "i2"),
+    ("kitty_bonus", "i2"),
+    ("penalty", "i2"),
+    ("defenders_total", "i2"),
+    ("stake", "u2"),
+    ("hand_no", "u2"),
+    ("level", "u1"),
+    ("dealer", "u1"),
+    ("first_seat", "u1"),
+    ("declarer", "u1"),
+    ("trump", "u1"),
+    ("trump_set", "u1"),
+    ("n_shows", "u1"),
+    ("n_overcalls", "u1"),
+    ("n_chaodi", "u1"),
+    ("n_redeals", "u1"),
+    ("kitty_points_dealt", "u1"),
+    ("kitty_points_buried", "u1"),
+    ("last_winner", "u1"),
+    ("last_lead_kind", "u1"),
+    ("kitty_captured", "u1"),
+    ("kitty_mult", "u1"),
+    ("n_tricks", "u1"),
+    ("throws", "u1"),
+    ("failed_throws", "u1"),
+    ("failed_throws_dealer", "u1"),
+    ("penalty_stakes", "u1"),
+    ("winner", "u1"),
+    ("levels", "u1"),
+    ("bonus_levels", "u1"),
+    ("next_dealer", "u1"),
+    ("level_team0", "u1"),
+    ("level_team1", "u1"),
+    ("trumps", "u1", (4,)),
+    ("pairs", "u1", (4,)),
+    ("tractors", "u1", (4,)),
+    ("jokers", "u1", (4,)),
+    ("points", "u1", (4,)),
+    ("level_cards", "u1", (4,)),
 ]
 HAND_DTYPE = np.dtype(_HAND_FIELDS, align=True)
 MATCH_DTYPE = np.dtype(
-    [("match_id", "u8"), ("first_hand_id", "u8"), ("hands", "u2"), ("winner", "u1"),
-     ("level_team0", "u1"), ("level_team1", "u1"), ("first_dealer", "u1"), ("capped", "u1")],
+    [
+        ("match_id", "u8"),
+        ("first_hand_id", "u8"),
+        ("hands", "u2"),
+        ("winner", "u1"),
+        ("level_team0", "u1"),
+        ("level_team1", "u1"),
+        ("first_dealer", "u1"),
+        ("capped", "u1"),
+    ],
     align=True,
 )
 TRICK_DTYPE = np.dtype(
-    [("hand_id", "u8"), ("codes_at", "u4"), ("trick_no", "u1"), ("leader", "u1"),
-     ("ncards", "u1"), ("attempted", "u1"), ("winner", "u1"), ("points", "u1"),
-     ("lead_kind", "u1"), ("failed", "u1")],
+    [
+        ("hand_id", "u8"),
+        ("codes_at", "u4"),
+        ("trick_no", "u1"),
+        ("leader", "u1"),
+        ("ncards", "u1"),
+        ("attempted", "u1"),
+        ("winner", "u1"),
+        ("points", "u1"),
+        ("lead_kind", "u1"),
+        ("failed", "u1"),
+    ],
     align=True,
 )
 _sizes = _game._struct_sizes()
@@ -172,6 +217,7 @@ TRICK_COLUMNS: dict[str, str] = {
 # ---------------------------------------------------------------------------------------------
 # Validation
 
+
 def _rules(rules: Rules | str) -> Rules:
     if isinstance(rules, str):
         return get_rules(rules)
@@ -218,9 +264,24 @@ def _positive(name: str, value: int) -> int:
 # ---------------------------------------------------------------------------------------------
 # Running a batch
 
-def _run(rules: Rules, names, mode: int, level: int, first_hand: bool, seed: int, batch: int,
-         size: int, id_base: int, *, tricks: bool = False, trace_item: int = -1,
-         trace_hand_no: int = 0, check: bool = False, profile: bool = False):
+
+def _run(
+    rules: Rules,
+    names,
+    mode: int,
+    level: int,
+    first_hand: bool,
+    seed: int,
+    batch: int,
+    size: int,
+    id_base: int,
+    *,
+    tricks: bool = False,
+    trace_item: int = -1,
+    trace_hand_no: int = 0,
+    check: bool = False,
+    profile: bool = False,
+):
     fields = rules.core_fields()
     bot_ids = [_BOT_INDEX[n] for n in names]
     state = [int(x) for x in _state(seed, batch)]
@@ -241,14 +302,27 @@ def _run(rules: Rules, names, mode: int, level: int, first_hand: bool, seed: int
         if trace_item == -2:
             trace = np.zeros(hand_cap * 1024, dtype=np.int16)
         else:
-            trace = np.zeros(_game.MAX_TRACE_ * 4 * grow if trace_item >= 0 else 0,
-                             dtype=np.int16)
+            trace = np.zeros(_game.MAX_TRACE_ * 4 * grow if trace_item >= 0 else 0, dtype=np.int16)
         trace_at = np.zeros(hand_cap if trace_item == -2 else 0, dtype=np.uint32)
         out = _game._run(
-            fields, bot_ids, mode, level, int(first_hand), id_base, size,
-            hands.view(np.uint8), matches.view(np.uint8), trick_rows.view(np.uint8),
-            codes, trace_item, trace_hand_no, trace.view(np.uint8), trace_at.view(np.uint8),
-            state, int(check), int(profile),
+            fields,
+            bot_ids,
+            mode,
+            level,
+            int(first_hand),
+            id_base,
+            size,
+            hands.view(np.uint8),
+            matches.view(np.uint8),
+            trick_rows.view(np.uint8),
+            codes,
+            trace_item,
+            trace_hand_no,
+            trace.view(np.uint8),
+            trace_at.view(np.uint8),
+            state,
+            int(check),
+            int(profile),
         )
         if not out["overflow"]:
             break
@@ -262,8 +336,14 @@ def _run(rules: Rules, names, mode: int, level: int, first_hand: bool, seed: int
         trace = [trace[bounds[k] : bounds[k + 1]] for k in range(nh)]
     else:
         trace = trace[: out["trace_len"]]
-    return out, hands[: out["nhands"]], matches, trick_rows[: out["ntricks"]], \
-        codes[: out["ncodes"]], trace
+    return (
+        out,
+        hands[: out["nhands"]],
+        matches,
+        trick_rows[: out["ntricks"]],
+        codes[: out["ncodes"]],
+        trace,
+    )
 
 
 def _dict_col(values: np.ndarray, names: Sequence[str]) -> pa.DictionaryArray:
@@ -292,38 +372,40 @@ def _hands_table(rows: np.ndarray, batch: int, rules: Rules, names, matches_mode
         cols["level_team0"] = _dict_col(rows["level_team0"], RANKS)
         cols["level_team1"] = _dict_col(rows["level_team1"], RANKS)
     declarer = rows["declarer"]
-    cols.update({
-        "level": _dict_col(rows["level"], RANKS),
-        "dealer": pa.array(rows["dealer"]),
-        "first_seat": pa.array(rows["first_seat"]),
-        "declarer": pa.array(declarer, pa.uint8(), mask=declarer == 255),
-        "trump": _dict_col(rows["trump"], TRUMP_NAMES),
-        "trump_set": _dict_col(rows["trump_set"], TRUMP_SET_NAMES),
-        "n_shows": pa.array(rows["n_shows"]),
-        "n_overcalls": pa.array(rows["n_overcalls"]),
-        "n_chaodi": pa.array(rows["n_chaodi"]),
-        "n_redeals": pa.array(rows["n_redeals"]),
-        "stake": pa.array(rows["stake"]),
-        "kitty_points_dealt": pa.array(rows["kitty_points_dealt"]),
-        "kitty_points_buried": pa.array(rows["kitty_points_buried"]),
-        "trick_points": pa.array(rows["trick_points"]),
-        "n_tricks": pa.array(rows["n_tricks"]),
-        "last_winner": pa.array(rows["last_winner"]),
-        "last_lead_kind": _dict_col(rows["last_lead_kind"], KIND_NAMES),
-        "kitty_captured": pa.array(rows["kitty_captured"].astype(bool)),
-        "kitty_mult": pa.array(rows["kitty_mult"]),
-        "kitty_bonus": pa.array(rows["kitty_bonus"]),
-        "throws": pa.array(rows["throws"]),
-        "failed_throws": pa.array(rows["failed_throws"]),
-        "failed_throws_dealer": pa.array(rows["failed_throws_dealer"]),
-        "penalty": pa.array(rows["penalty"]),
-        "penalty_stakes": pa.array(rows["penalty_stakes"]),
-        "defenders_total": pa.array(rows["defenders_total"]),
-        "winner": _dict_col(rows["winner"], SIDE_NAMES),
-        "levels": pa.array(rows["levels"]),
-        "bonus_levels": pa.array(rows["bonus_levels"]),
-        "next_dealer": pa.array(rows["next_dealer"]),
-    })
+    cols.update(
+        {
+            "level": _dict_col(rows["level"], RANKS),
+            "dealer": pa.array(rows["dealer"]),
+            "first_seat": pa.array(rows["first_seat"]),
+            "declarer": pa.array(declarer, pa.uint8(), mask=declarer == 255),
+            "trump": _dict_col(rows["trump"], TRUMP_NAMES),
+            "trump_set": _dict_col(rows["trump_set"], TRUMP_SET_NAMES),
+            "n_shows": pa.array(rows["n_shows"]),
+            "n_overcalls": pa.array(rows["n_overcalls"]),
+            "n_chaodi": pa.array(rows["n_chaodi"]),
+            "n_redeals": pa.array(rows["n_redeals"]),
+            "stake": pa.array(rows["stake"]),
+            "kitty_points_dealt": pa.array(rows["kitty_points_dealt"]),
+            "kitty_points_buried": pa.array(rows["kitty_points_buried"]),
+            "trick_points": pa.array(rows["trick_points"]),
+            "n_tricks": pa.array(rows["n_tricks"]),
+            "last_winner": pa.array(rows["last_winner"]),
+            "last_lead_kind": _dict_col(rows["last_lead_kind"], KIND_NAMES),
+            "kitty_captured": pa.array(rows["kitty_captured"].astype(bool)),
+            "kitty_mult": pa.array(rows["kitty_mult"]),
+            "kitty_bonus": pa.array(rows["kitty_bonus"]),
+            "throws": pa.array(rows["throws"]),
+            "failed_throws": pa.array(rows["failed_throws"]),
+            "failed_throws_dealer": pa.array(rows["failed_throws_dealer"]),
+            "penalty": pa.array(rows["penalty"]),
+            "penalty_stakes": pa.array(rows["penalty_stakes"]),
+            "defenders_total": pa.array(rows["defenders_total"]),
+            "winner": _dict_col(rows["winner"], SIDE_NAMES),
+            "levels": pa.array(rows["levels"]),
+            "bonus_levels": pa.array(rows["bonus_levels"]),
+            "next_dealer": pa.array(rows["next_dealer"]),
+        }
+    )
     for f in SEAT_FEATURES:
         block = rows[f]
         for s in range(4):
@@ -333,19 +415,21 @@ def _hands_table(rows: np.ndarray, batch: int, rules: Rules, names, matches_mode
 
 def _matches_table(rows: np.ndarray, batch: int, rules: Rules, names) -> pa.Table:
     n = len(rows)
-    return pa.table({
-        "match_id": pa.array(rows["match_id"]),
-        "hand_id": pa.array(rows["first_hand_id"]),
-        "batch": pa.array(np.full(n, batch, np.uint32)),
-        "rules": _const_dict(rules.name, n),
-        "bots": _const_dict(",".join(names), n),
-        "winner": _dict_col(rows["winner"], MATCH_WINNER_NAMES),
-        "hands": pa.array(rows["hands"]),
-        "level_team0": _dict_col(rows["level_team0"], RANKS),
-        "level_team1": _dict_col(rows["level_team1"], RANKS),
-        "first_dealer": pa.array(rows["first_dealer"]),
-        "capped": pa.array(rows["capped"].astype(bool)),
-    })
+    return pa.table(
+        {
+            "match_id": pa.array(rows["match_id"]),
+            "hand_id": pa.array(rows["first_hand_id"]),
+            "batch": pa.array(np.full(n, batch, np.uint32)),
+            "rules": _const_dict(rules.name, n),
+            "bots": _const_dict(",".join(names), n),
+            "winner": _dict_col(rows["winner"], MATCH_WINNER_NAMES),
+            "hands": pa.array(rows["hands"]),
+            "level_team0": _dict_col(rows["level_team0"], RANKS),
+            "level_team1": _dict_col(rows["level_team1"], RANKS),
+            "first_dealer": pa.array(rows["first_dealer"]),
+            "capped": pa.array(rows["capped"].astype(bool)),
+        }
+    )
 
 
 def _tricks_table(rows: np.ndarray, codes: np.ndarray, batch: int, rules: Rules, names) -> pa.Table:
@@ -376,8 +460,9 @@ def _tricks_table(rows: np.ndarray, codes: np.ndarray, batch: int, rules: Rules,
     return pa.table(cols)
 
 
-def profile_batch(rules: Rules | str, bots: str | Sequence[str], seed: int, size: int,
-                  level: str = "2") -> dict[str, float]:
+def profile_batch(
+    rules: Rules | str, bots: str | Sequence[str], seed: int, size: int, level: str = "2"
+) -> dict[str, float]:
     """Play one batch of hands (not turned into tables) and time it: hands per second of CPU
     time of the playing thread (one core; a busy machine slows the wall clock, not this) and
     the share of each phase ("deal" = shuffle, deal and calls; "kitty" = burial and 炒底;
@@ -387,8 +472,9 @@ def profile_batch(rules: Rules | str, bots: str | Sequence[str], seed: int, size
     rules = _rules(rules)
     names = _bots(bots)
     t = time.thread_time()
-    out = _run(rules, names, 0, _level(level), False, seed, 0, _positive("size", size), 0,
-               profile=True)[0]
+    out = _run(
+        rules, names, 0, _level(level), False, seed, 0, _positive("size", size), 0, profile=True
+    )[0]
     wall = time.thread_time() - t
     phases = out["t_deal"] + out["t_kitty"] + out["t_tricks"]
     return {
@@ -431,8 +517,9 @@ def play_batch(
         raise ValueError(f"size {size} exceeds batch_size {full}")
     if mode not in ("hands", "matches"):
         raise ValueError(f"mode must be 'hands' or 'matches', not {mode!r}")
-    return _play_sized(rules, bots, seed, batch, full, size, mode, level, tricks, first_hand,
-                       check, trace)
+    return _play_sized(
+        rules, bots, seed, batch, full, size, mode, level, tricks, first_hand, check, trace
+    )
 
 
 def _simulate(mode, rules, bots, seed, n, level, batch_size, tricks, first_hand=False):
@@ -452,8 +539,20 @@ def _simulate(mode, rules, bots, seed, n, level, batch_size, tricks, first_hand=
     return {k: pa.concat_tables(v) for k, v in parts.items()}
 
 
-def _play_sized(rules, bots, seed, batch, batch_size, size, mode, level, tricks, first_hand,
-                check=False, trace=False):
+def _play_sized(
+    rules,
+    bots,
+    seed,
+    batch,
+    batch_size,
+    size,
+    mode,
+    level,
+    tricks,
+    first_hand,
+    check=False,
+    trace=False,
+):
     """Batch `batch` of a run of `batch_size` batches, cut to its first `size` items."""
     rules = _rules(rules)
     names = _bots(bots)
@@ -461,8 +560,18 @@ def _play_sized(rules, bots, seed, batch, batch_size, size, mode, level, tricks,
     lv = _level(level)
     _state(seed, batch)
     out, hands, matches, trick_rows, codes, traces = _run(
-        rules, names, m, lv, first_hand, seed, batch, size, int(batch) * batch_size,
-        tricks=tricks, check=check, trace_item=-2 if trace else -1,
+        rules,
+        names,
+        m,
+        lv,
+        first_hand,
+        seed,
+        batch,
+        size,
+        int(batch) * batch_size,
+        tricks=tricks,
+        check=check,
+        trace_item=-2 if trace else -1,
     )
     result = {"hands": _hands_table(hands, batch, rules, names, m == 1)}
     if m == 1:
@@ -474,16 +583,19 @@ def _play_sized(rules, bots, seed, batch, batch_size, size, mode, level, tricks,
         offsets = np.zeros(n + 1, np.int32)
         np.cumsum([len(t) for t in traces], out=offsets[1:])
         flat = np.concatenate(traces) if n else np.zeros(0, np.int16)
-        result["traces"] = pa.table({
-            "hand_id": pa.array(hands["hand_id"]),
-            "batch": pa.array(np.full(n, batch, np.uint32)),
-            "rules": _const_dict(rules.name, n),
-            "bots": _const_dict(",".join(names), n),
-            "level": _dict_col(hands["level"], RANKS),
-            "first_hand": pa.array((hands["hand_no"] == 1) if m == 1
-                                   else np.full(n, bool(first_hand))),
-            "events": pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat, pa.int16())),
-        })
+        result["traces"] = pa.table(
+            {
+                "hand_id": pa.array(hands["hand_id"]),
+                "batch": pa.array(np.full(n, batch, np.uint32)),
+                "rules": _const_dict(rules.name, n),
+                "bots": _const_dict(",".join(names), n),
+                "level": _dict_col(hands["level"], RANKS),
+                "first_hand": pa.array(
+                    (hands["hand_no"] == 1) if m == 1 else np.full(n, bool(first_hand))
+                ),
+                "events": pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat, pa.int16())),
+            }
+        )
     return result
 
 
@@ -520,6 +632,7 @@ def simulate_matches(
 # ---------------------------------------------------------------------------------------------
 # Traces
 
+
 def trace_hand(
     rules: Rules | str,
     bots: str | Sequence[str],
@@ -543,8 +656,17 @@ def trace_hand(
         raise ValueError(f"index must be in 0..{batch_size - 1}, not {index!r}")
     m = 0 if mode == "hands" else 1
     out, hands, _, _, _, trace = _run(
-        rules, names, m, _level(level), first_hand, seed, batch, index + 1,
-        int(batch) * batch_size, trace_item=index, trace_hand_no=hand_no if m else 0,
+        rules,
+        names,
+        m,
+        _level(level),
+        first_hand,
+        seed,
+        batch,
+        index + 1,
+        int(batch) * batch_size,
+        trace_item=index,
+        trace_hand_no=hand_no if m else 0,
     )
     if len(trace) == 0:
         raise ValueError(f"match {index} has no hand {hand_no}")
@@ -568,15 +690,17 @@ def decode_traces(table: pa.Table) -> list[dict[str, Any]]:
     out = []
     cols = table.to_pydict()
     for k in range(table.num_rows):
-        out.append({
-            "rules": cols["rules"][k],
-            "bots": cols["bots"][k].split(","),
-            "batch": cols["batch"][k],
-            "hand_id": cols["hand_id"][k],
-            "level": cols["level"][k],
-            "first_hand": cols["first_hand"][k],
-            "events": _decode(cols["events"][k]),
-        })
+        out.append(
+            {
+                "rules": cols["rules"][k],
+                "bots": cols["bots"][k].split(","),
+                "batch": cols["batch"][k],
+                "hand_id": cols["hand_id"][k],
+                "level": cols["level"][k],
+                "first_hand": cols["first_hand"][k],
+                "events": _decode(cols["events"][k]),
+            }
+        )
     return out
 
 
@@ -605,21 +729,29 @@ def _decode(trace) -> list[dict[str, Any]]:
         elif ev in (_EV["show"], _EV["chaodi"]):
             seat, dealt, action = t[i], t[i + 1], t[i + 2]
             i += 3
-            events.append({
-                "type": "show" if ev == _EV["show"] else "chaodi",
-                "seat": seat, "dealt": dealt, "action": ACTION_NAMES.get(action, str(action)),
-                "cards": cards(),
-            })
+            events.append(
+                {
+                    "type": "show" if ev == _EV["show"] else "chaodi",
+                    "seat": seat,
+                    "dealt": dealt,
+                    "action": ACTION_NAMES.get(action, str(action)),
+                    "cards": cards(),
+                }
+            )
         elif ev == _EV["redeal"]:
             events.append({"type": "redeal"})
         elif ev == _EV["trump"]:
             dealer, trump, how, declarer = t[i : i + 4]
             i += 4
-            events.append({
-                "type": "trump", "dealer": dealer,
-                "trump": None if trump == 4 else SUITS[trump],
-                "set": TRUMP_SET_NAMES[how], "declarer": None if declarer < 0 else declarer,
-            })
+            events.append(
+                {
+                    "type": "trump",
+                    "dealer": dealer,
+                    "trump": None if trump == 4 else SUITS[trump],
+                    "set": TRUMP_SET_NAMES[how],
+                    "declarer": None if declarer < 0 else declarer,
+                }
+            )
         elif ev == _EV["bury"]:
             seat = t[i]
             i += 1
@@ -633,13 +765,28 @@ def _decode(trace) -> list[dict[str, Any]]:
             plays = [cards() for _ in range(4)]
             winner, points = t[i], t[i + 1]
             i += 2
-            events.append({
-                "type": "trick", "leader": leader, "attempted": attempted, "failed": failed,
-                "plays": plays, "winner": winner, "points": points,
-            })
+            events.append(
+                {
+                    "type": "trick",
+                    "leader": leader,
+                    "attempted": attempted,
+                    "failed": failed,
+                    "plays": plays,
+                    "winner": winner,
+                    "points": points,
+                }
+            )
         elif ev == _EV["result"]:
-            keys = ("trick_points", "kitty_mult", "kitty_bonus", "penalty", "defenders_total",
-                    "winner", "levels", "next_dealer")
+            keys = (
+                "trick_points",
+                "kitty_mult",
+                "kitty_bonus",
+                "penalty",
+                "defenders_total",
+                "winner",
+                "levels",
+                "next_dealer",
+            )
             vals = t[i : i + 8]
             i += 8
             d = dict(zip(keys, vals, strict=True))
