@@ -29,6 +29,7 @@ from fastsheng._bitboard cimport (
     hand_mask, hand_minus, hand_remove_card, hand_t, hand_union, lsb, msb, popcount, u64, u8,
 )
 from fastsheng._core cimport (
+    FILL_TRUMP_FIRST, FOLLOW_SUIT, OVERTRUMP_EVERY,
     KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP, card_key_bits, ctx_t,
     eff_of, hand_points, has_shape, lead_shape, pack, pair_key_bits, play_strength, run_starts,
     shape_t, split_units, throw_check, trick_winner, unit_t,
@@ -36,9 +37,6 @@ from fastsheng._core cimport (
 from fastsheng._rng cimport rng_below, rng_t
 
 cdef enum:
-    OVERTRUMP_EVERY = 1      # rules_t.overtrump_throw
-    FOLLOW_SUIT = 1          # rules_t.throw_follow
-    FILL_TRUMP_FIRST = 1     # rules_t.void_fill
     BIG = 1 << 28
 
 cdef u64 ALL_CODES = ((<u64>1) << 54) - 1

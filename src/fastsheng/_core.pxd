@@ -60,6 +60,48 @@ cdef struct rules_t:
     int cap_tie
 
 
+# Choice indices of rules_t (docs/rules.md §7, the order of rules.CHOICES, checked by
+# tests/test_core_constants.py). One place for every module of the core.
+cdef enum:
+    CHAIN_FULL = 0
+    CHAIN_LIMITED = 1
+    FOLLOW_SHAPE = 0
+    FOLLOW_SUIT = 1
+    FILL_ANY = 0
+    FILL_TRUMP_FIRST = 1
+    OVERTRUMP_DECISIVE = 0
+    OVERTRUMP_EVERY = 1
+    KM_PLUS_TWO = 0
+    KM_LINEAR = 1
+    KM_POWERS = 2
+    KM_CARDS = 3
+    TK_AT_LEAST_3 = 0
+    TK_LARGEST = 1
+    TK_PAIR_4 = 2
+    LT_STANDARD = 0
+    LT_SUPER = 1
+    LT_TWENTY = 2
+    ND_KITTY1 = 0
+    ND_KITTY3 = 1
+    ND_KITTY3_SKIP = 2
+    ND_NO_TRUMP = 3
+    ND_FLIP_LEVEL = 4
+    ND_RANDOM_KITTY = 5
+    H1_FINAL = 0
+    H1_FIRST = 1
+    H1_RANDOM = 2
+    OAB_NO = 0
+    OAB_YES = 1
+    OAB_IF_DECLARED = 2
+    CLOSES_DEAL = 1
+    BONUS_LEVEL = 1
+    BONUS_STAKE = 2
+    PEN_PER_CARD = 0
+    PEN_NONE = 1
+    PEN_FLAT = 2
+    PEN_HALF_STAKE = 3
+    TIE_DEALER = 0
+
 # Everything the play rules need about one hand: level, trump and precomputed tables.
 cdef struct ctx_t:
     rules_t r
@@ -116,6 +158,9 @@ cdef bint follow_ok(const ctx_t* c, const shape_t* s, hand_t hand, hand_t play) 
 cdef int trick_winner(const ctx_t* c, const hand_t* plays, int nplays, int barred) noexcept nogil
 
 cdef int hand_points(const ctx_t* c, hand_t h) noexcept nogil
+
+# A list of card codes as a hand (Python side: ValueError on a bad code or a third copy).
+cdef hand_t to_hand(object cards) except *
 
 # Can runs of the lengths lens[0..m) be placed disjointly on the pair counts cnt[0..nkeys)?
 cdef bint pack(int* cnt, int nkeys, const int* lens, int m) noexcept nogil

@@ -16,27 +16,6 @@ from fastsheng._bitboard cimport (
 
 from fastsheng.errors import IllegalPlay
 
-# Choice indices (docs/rules.md §7); kept in step with rules.CHOICES by tests/test_rules.py.
-cdef enum:
-    CHAIN_FULL = 0
-    CHAIN_LIMITED = 1
-    FOLLOW_SHAPE = 0
-    FOLLOW_SUIT = 1
-    FILL_ANY = 0
-    FILL_TRUMP_FIRST = 1
-    OVERTRUMP_DECISIVE = 0
-    OVERTRUMP_EVERY = 1
-    KM_PLUS_TWO = 0
-    KM_LINEAR = 1
-    KM_POWERS = 2
-    KM_CARDS = 3
-    TK_AT_LEAST_3 = 0
-    TK_LARGEST = 1
-    TK_PAIR_4 = 2
-    LT_STANDARD = 0
-    LT_SUPER = 1
-    LT_TWENTY = 2
-
 cdef u64 BB_POINTS5 = 0
 cdef u64 BB_POINTS10 = 0
 cdef int _s

@@ -8,7 +8,7 @@ they answer exactly as fastsheng.reference.declare does.
 """
 
 from fastsheng._bitboard cimport BIG_JOKER, SMALL_JOKER, hand_empty, hand_t, u64
-from fastsheng._core cimport NO_TRUMP, rules_t
+from fastsheng._core cimport NO_TRUMP, rules_t, to_hand
 
 from fastsheng.cards import RANKS, SUITS, parse_cards, rank_index
 
@@ -395,19 +395,7 @@ def available_shows(rules, level, hand, first_hand=False):
     cdef rules_t r = _rules_struct(rules)
     cdef int lv = _level(level), n, i, c
     cdef int out[NSHOWCODES]
-    cdef hand_t h = hand_empty(), sh
-    cdef u64 b
-    for x in hand:
-        c = x
-        if c < 0 or c >= 54:
-            raise ValueError(f"not a card code: {x!r}")
-        b = (<u64>1) << c
-        if h.two & b:
-            raise ValueError(f"card code {c} appears more than twice")
-        if h.one & b:
-            h.two |= b
-        else:
-            h.one |= b
+    cdef hand_t h = to_hand(hand), sh
     n = shows_available(&r, lv, h, bool(first_hand), out)
     result = []
     for i in range(n):

@@ -43,6 +43,7 @@ from fastsheng._bots cimport (
     trick_t,
 )
 from fastsheng._core cimport (
+    ND_KITTY1, ND_KITTY3, ND_KITTY3_SKIP, ND_NO_TRUMP, ND_FLIP_LEVEL, ND_RANDOM_KITTY, H1_FINAL, H1_FIRST, OAB_YES, OAB_IF_DECLARED, CLOSES_DEAL, BONUS_LEVEL, BONUS_STAKE, PEN_PER_CARD, PEN_FLAT, PEN_HALF_STAKE, TIE_DEALER,
     KIND_THROW, KIND_TRACTOR, MAXUNITS, NO_TRUMP, TRUMP, ctx_init, follow_ok, hand_points,
     kitty_mult, lead_shape, level_change, rules_t, shape_t, split_units, throw_check,
     trick_winner, unit_t,
@@ -56,26 +57,6 @@ from fastsheng._rng cimport (
 )
 
 cdef enum:
-    ND_KITTY1 = 0
-    ND_KITTY3 = 1
-    ND_KITTY3_SKIP = 2
-    ND_NO_TRUMP = 3
-    ND_FLIP_LEVEL = 4
-    ND_RANDOM_KITTY = 5
-    H1_FINAL = 0
-    H1_FIRST = 1
-    H1_RANDOM = 2
-    OAB_NO = 0
-    OAB_YES = 1
-    OAB_IF_DECLARED = 2
-    CLOSES_DEAL = 1
-    BONUS_LEVEL = 1
-    BONUS_STAKE = 2
-    PEN_PER_CARD = 0
-    PEN_NONE = 1
-    PEN_FLAT = 2
-    PEN_HALF_STAKE = 3
-    TIE_DEALER = 0
     MAX_REDEALS = 200
     MAX_MATCH_HANDS = 65535
 
