@@ -358,13 +358,20 @@ def _const_dict(value: str, n: int) -> pa.DictionaryArray:
     )
 
 
+def _run_columns(n: int, batch: int, rules: Rules, names) -> dict[str, pa.Array]:
+    """The columns every table carries, so runs concatenate and group: batch, rules, bots."""
+    return {
+        "batch": pa.array(np.full(n, batch, np.uint32)),
+        "rules": _const_dict(rules.name, n),
+        "bots": _const_dict(",".join(names), n),
+    }
+
+
 def _hands_table(rows: np.ndarray, batch: int, rules: Rules, names, matches_mode: bool) -> pa.Table:
     n = len(rows)
     cols: dict[str, pa.Array] = {
         "hand_id": pa.array(rows["hand_id"]),
-        "batch": pa.array(np.full(n, batch, np.uint32)),
-        "rules": _const_dict(rules.name, n),
-        "bots": _const_dict(",".join(names), n),
+        **_run_columns(n, batch, rules, names),
     }
     if matches_mode:
         cols["match_id"] = pa.array(rows["match_id"])
@@ -419,9 +426,7 @@ def _matches_table(rows: np.ndarray, batch: int, rules: Rules, names) -> pa.Tabl
         {
             "match_id": pa.array(rows["match_id"]),
             "hand_id": pa.array(rows["first_hand_id"]),
-            "batch": pa.array(np.full(n, batch, np.uint32)),
-            "rules": _const_dict(rules.name, n),
-            "bots": _const_dict(",".join(names), n),
+            **_run_columns(n, batch, rules, names),
             "winner": _dict_col(rows["winner"], MATCH_WINNER_NAMES),
             "hands": pa.array(rows["hands"]),
             "level_team0": _dict_col(rows["level_team0"], RANKS),
@@ -438,9 +443,7 @@ def _tricks_table(rows: np.ndarray, codes: np.ndarray, batch: int, rules: Rules,
     at = rows["codes_at"].astype(np.int64)
     cols: dict[str, pa.Array] = {
         "hand_id": pa.array(rows["hand_id"]),
-        "batch": pa.array(np.full(n, batch, np.uint32)),
-        "rules": _const_dict(rules.name, n),
-        "bots": _const_dict(",".join(names), n),
+        **_run_columns(n, batch, rules, names),
         "trick": pa.array(rows["trick_no"]),
         "leader": pa.array(rows["leader"]),
         "winner": pa.array(rows["winner"]),
@@ -586,9 +589,7 @@ def _play_sized(
         result["traces"] = pa.table(
             {
                 "hand_id": pa.array(hands["hand_id"]),
-                "batch": pa.array(np.full(n, batch, np.uint32)),
-                "rules": _const_dict(rules.name, n),
-                "bots": _const_dict(",".join(names), n),
+                **_run_columns(n, batch, rules, names),
                 "level": _dict_col(hands["level"], RANKS),
                 "first_hand": pa.array(
                     (hands["hand_no"] == 1) if m == 1 else np.full(n, bool(first_hand))
