@@ -74,6 +74,23 @@ def test_parse_count_rejects(text):
         cli.parse_count(text)
 
 
+def test_parse_count_refuses_huge_numbers_without_building_them():
+    t0 = time.process_time()
+    with pytest.raises(cli.UserError, match="-n must be at most 1e12, not 1e999999999"):
+        cli.parse_count("1e999999999", maximum=10**12)
+    assert time.process_time() - t0 < 0.5  # 10**999999999 would take minutes and 400 MB
+    assert cli.parse_count("1_000_000_000_000", maximum=10**12) == 10**12
+    assert cli.parse_count("0.000e3", minimum=0) == 0
+
+
+def test_batch_counts_are_integer_arithmetic():
+    from fastsheng.limits import n_batches
+
+    # a float ceil(1e17 / 3) is 33333333333333332: two batches short
+    assert n_batches(10**17, 3) == 33_333_333_333_333_334
+    assert n_batches(10**12, 10**6) == 10**6 and n_batches(10**12 + 1, 10**6) == 10**6 + 1
+
+
 def test_short_count_and_default_folder():
     assert cli.short_count(1_000_000) == "1e6"
     assert cli.short_count(2_500_000) == "2.5e6"
@@ -218,7 +235,18 @@ def test_sim_matches_mode_writes_a_matches_table(tmp_path, capsys, fake_engine):
         (["-n", "10", "--mode", "games"], ["unknown --mode 'games'"]),
         (["-n", "10", "--level", "1"], ["unknown --level '1'"]),
         (["-n", "10", "--mode", "matches", "--level", "5"], ["--level applies to --mode hands"]),
-        (["-n", "10", "--workers", "-1"], ["--workers must be 0 or more"]),
+        (["-n", "10", "--workers", "-1"], ["--workers must be 0 to 1024"]),
+        (["-n", "10", "--workers", "100000"], ["--workers must be 0 to 1024"]),
+        (["-n", "1e400"], ["-n must be at most 1e12", "1e400"]),
+        (["-n", "1e13"], ["-n must be at most 1e12"]),
+        (["-n", "10", "--batch-size", "1e400"], ["--batch-size must be at most 1e6"]),
+        (["-n", "1e12", "--batch-size", "1e12"], ["--batch-size must be at most 1e6"]),
+        (
+            ["-n", "1e5", "--batch-size", "1e5", "--mode", "matches"],
+            ["--batch-size 100_000 is more than the maximum 20_000 (matches)"],
+        ),
+        (["-n", "1e12", "--batch-size", "3"], ["batches, more than the maximum 1e6", "larger"]),
+        (["-n", "10", "--seed", "1e40"], ["--seed must be at most"]),
         (["-n", "10", "--workers", "two"], ["--workers"]),
         (["-n", "10", "--batch-size", "0"], ["--batch-size must be at least 1"]),
         (["-n", "10", "--seed", "x"], ["--seed must be a whole number"]),

@@ -22,6 +22,7 @@ import typer
 
 from fastsheng import progress as _progress
 from fastsheng.errors import FastshengError
+from fastsheng.limits import MAX_BATCH_SIZE, MAX_N, short_number
 
 __all__ = ["app", "main", "parse_count"]
 
@@ -37,6 +38,9 @@ rules_app = typer.Typer(help="The rule presets and rules files.", no_args_is_hel
 app.add_typer(rules_app, name="rules")
 
 EXIT_USAGE = 2
+_MAX_BATCH = max(MAX_BATCH_SIZE.values())  # the mode's own maximum is checked by RunSpec
+#: More local workers than this is a typo (each is a process holding a batch in memory).
+MAX_WORKERS = 1024
 EXIT_INTERRUPTED = 130
 
 
@@ -51,9 +55,14 @@ class UserError(FastshengError):
 _COUNT = re.compile(r"^[+]?(\d[\d_]*)(?:\.(\d*))?(?:[eE]([+]?\d+))?$")
 
 
-def parse_count(text: str, what: str = "-n", *, minimum: int = 1) -> int:
-    """``"1e6"``, ``"1_000_000"``, ``"1000000"``, ``"2.5e3"`` -> int; ValueError naming ``what``
-    for anything that is not a whole number >= ``minimum``."""
+#: Largest number parse_count builds when the caller gives no maximum (a seed): it never
+#: computes a huge power of ten to find out that a number is too large.
+MAX_PARSED = 2**128 - 1
+
+
+def parse_count(text: str, what: str = "-n", *, minimum: int = 1, maximum: int = MAX_PARSED) -> int:
+    """``"1e6"``, ``"1_000_000"``, ``"1000000"``, ``"2.5e3"`` -> int, in integer arithmetic;
+    UserError naming ``what`` for anything that is not a whole number in minimum..maximum."""
     raw = str(text).strip()
     m = _COUNT.match(raw)
     if not m or m.group(1).endswith("_") or "__" in m.group(1):
@@ -67,26 +76,31 @@ def parse_count(text: str, what: str = "-n", *, minimum: int = 1) -> int:
     frac = frac.rstrip("0")
     if len(frac) > exp:
         raise UserError(f"{what} must be a whole number, not {raw}")
-    value = int(digits + frac) * 10 ** (exp - len(frac))
+    mantissa = (digits + frac).lstrip("0")
+    # digits of the value, known before building it: 1e400 is refused without computing 10**400
+    if mantissa and len(mantissa) + exp - len(frac) > len(str(maximum)):
+        raise UserError(f"{what} must be at most {short_number(maximum)}, not {raw}")
+    value = int(mantissa or "0") * 10 ** (exp - len(frac))
     if value < minimum:
         raise UserError(f"{what} must be at least {minimum}, not {raw}")
+    if value > maximum:
+        raise UserError(f"{what} must be at most {short_number(maximum)}, not {raw}")
     return value
 
 
 def parse_bots(text: str) -> tuple[str, str, str, str]:
     """``"expert"`` (all four seats) or ``"expert,basic,expert,basic"`` (seat 0 first)."""
-    from fastsheng.runner import known_bots
+    from fastsheng.runner import check_bots
 
     names = [b.strip().lower() for b in text.split(",")]
     if len(names) == 1:
         names *= 4
     if len(names) != 4 or not all(names):
         raise UserError(f"--bots takes one bot name or four (one per seat), not {text!r}")
-    known = known_bots()
-    for name in names:
-        if known and name not in known:
-            raise UserError(f"unknown bot {name!r}; bots: {', '.join(known)}")
-    return tuple(names)  # type: ignore[return-value]
+    try:
+        return check_bots(names)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
 
 
 def short_count(n: int) -> str:
@@ -195,7 +209,7 @@ def sim(
 
     given: dict[str, Any] = {}
     if n is not None:
-        given["n"] = parse_count(n, "-n")
+        given["n"] = parse_count(n, "-n", maximum=MAX_N)
     if rules is not None:
         from fastsheng.rules import rules_from_spec
 
@@ -215,9 +229,9 @@ def sim(
     if tricks:
         given["tricks"] = True
     if batch_size is not None:
-        given["batch_size"] = parse_count(batch_size, "--batch-size")
-    if workers is not None and workers < 0:
-        raise UserError(f"--workers must be 0 or more, not {workers}")
+        given["batch_size"] = parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH)
+    if workers is not None and not 0 <= workers <= MAX_WORKERS:
+        raise UserError(f"--workers must be 0 to {MAX_WORKERS}, not {workers}")
 
     if resume:
         if out is None:
@@ -457,7 +471,7 @@ def replay(
 
     if hand is None:
         raise UserError("replay needs --hand ID (the hand_id column of the run)")
-    hand_id = parse_count(hand, "--hand", minimum=0)
+    hand_id = parse_count(hand, "--hand", minimum=0, maximum=2**64 - 1)
     if run is not None:
         if any(x is not None for x in (seed, rules, bots, level, batch_size)):
             raise UserError("give either RUN or --seed (with --rules/--bots/...), not both")
@@ -477,6 +491,8 @@ def replay(
     else:
         if seed is None:
             raise UserError("replay needs a RUN folder, or --seed S with --hand K")
+        if hand_id >= MAX_N:
+            raise UserError(f"--hand must be below {short_number(MAX_N)}, not {hand}")
         from fastsheng.rules import get_rules, rules_from_spec
 
         lvl = "2" if level is None else level
@@ -486,7 +502,7 @@ def replay(
             seed=parse_count(seed, "--seed", minimum=0),
             n=hand_id + 1,
             batch_size=(
-                parse_count(batch_size, "--batch-size")
+                parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH)
                 if batch_size
                 else DEFAULT_BATCH_SIZE["hands"]
             ),
@@ -558,13 +574,17 @@ def compare_cmd(
     """Paired comparison of two variants over the same deals (common random numbers)."""
     from fastsheng.report import compare_command
 
+    if workers is not None and not 0 <= workers <= MAX_WORKERS:
+        raise UserError(f"--workers must be 0 to {MAX_WORKERS}, not {workers}")
     compare_command(
         runs or (),
         rules=rules or (),
         bots=bots or (),
-        n=parse_count(n),
+        n=parse_count(n, maximum=MAX_N),
         seed=parse_count(seed, "--seed", minimum=0),
-        batch_size=parse_count(batch_size, "--batch-size") if batch_size else None,
+        batch_size=(
+            parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH) if batch_size else None
+        ),
         level=level,
         workers=workers,
         out=out,

@@ -23,7 +23,6 @@ Backends:
 from __future__ import annotations
 
 import inspect
-import math
 import multiprocessing
 import os
 import signal
@@ -54,6 +53,7 @@ from fastsheng.dataset import (
     write_manifest,
 )
 from fastsheng.errors import FastshengError
+from fastsheng.limits import check_size, n_batches
 
 __all__ = [
     "BatchFailed",
@@ -74,7 +74,6 @@ LEVELS = (*RANKS, "random")
 #: Default batch size per mode (hands per batch, matches per batch): part of a run's identity,
 #: so it never depends on the machine or the number of workers.
 DEFAULT_BATCH_SIZE = {"hands": 10_000, "matches": 500}
-
 BatchFn = Callable[..., Mapping[str, pa.Table]]
 EventFn = Callable[[str, Mapping[str, Any]], None]
 
@@ -113,6 +112,19 @@ def known_bots() -> tuple[str, ...]:
     return tuple(BOTS)
 
 
+def check_bots(bots: Iterable[str]) -> tuple[str, str, str, str]:
+    """The one place a bot line-up is validated (the CLI, RunSpec and compare all call it):
+    four names, each a known bot. ValueError naming the bad one."""
+    names = tuple(bots)
+    if len(names) != 4:
+        raise ValueError(f"need 4 bots (one per seat), got {len(names)}")
+    known = known_bots()
+    for name in names:
+        if known and name not in known:
+            raise ValueError(f"unknown bot {name!r}; bots: {', '.join(known)}")
+    return names  # type: ignore[return-value]
+
+
 # --------------------------------------------------------------------------------------------
 # The run's identity
 
@@ -145,18 +157,12 @@ class RunSpec:
             raise ValueError(f"unknown mode {self.mode!r}; expected one of {', '.join(MODES)}")
         if self.level not in LEVELS:
             raise ValueError(f"unknown level {self.level!r}; expected one of 2..A or random")
-        bots = tuple(self.bots)
-        if len(bots) != 4:
-            raise ValueError(f"need 4 bots (one per seat), got {len(bots)}")
-        known = known_bots()
-        for bot in bots:
-            if known and bot not in known:
-                raise ValueError(f"unknown bot {bot!r}; expected one of {', '.join(known)}")
-        object.__setattr__(self, "bots", bots)
+        check_size(self.n, self.batch_size, self.mode)
+        object.__setattr__(self, "bots", check_bots(self.bots))
 
     @property
     def n_batches(self) -> int:
-        return math.ceil(self.n / self.batch_size)
+        return n_batches(self.n, self.batch_size)
 
     def batch_rows(self, batch: int) -> int:
         """Hands (matches) in batch ``batch``: ``batch_size``, less for a truncated last one."""
