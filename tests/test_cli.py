@@ -454,6 +454,7 @@ def test_ctrl_c_keeps_finished_batches_and_names_the_resume_command(tmp_path):
         os.listdir(out / "hands")
     )
     assert not [n for n in os.listdir(out / "hands") if n.endswith(".tmp")]
+    assert not (out / ".lock").exists()
     done = subprocess.run(
         [sys.executable, "-c", FAKE_CLI, "sim", "--out", str(out), "--resume", "--workers", "2"],
         env=_env(),
@@ -464,6 +465,34 @@ def test_ctrl_c_keeps_finished_batches_and_names_the_resume_command(tmp_path):
     assert done.returncode == 0, done.stderr
     assert json.loads((out / "run.json").read_text())["complete"]
     assert pds.dataset(out / "hands").count_rows() == 4000
+
+
+def test_a_second_sim_on_the_same_folder_is_refused_until_the_first_is_gone(tmp_path):
+    out = tmp_path / "r"
+    sim = [sys.executable, "-c", FAKE_CLI, "sim", "--out", str(out)]
+    fresh = [*sim, "-n", "2000", "--batch-size", "50", "--seed", "9", "--workers", "1"]
+    first = subprocess.Popen(
+        fresh, env=_env(FAKE_SLEEP="0.1"), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        _wait_for_batches(out, 1, first)
+        for args in (fresh, [*sim, "--resume"]):
+            second = subprocess.run(args, env=_env(), capture_output=True, text=True, timeout=60)
+            assert_one_line_error(
+                second.returncode, second.stderr, f"in use by fastsheng sim (pid {first.pid} on "
+            )
+        assert first.poll() is None
+    finally:
+        first.kill()  # SIGKILL: no chance to remove its lock
+        first.communicate()
+    assert (out / ".lock").exists()
+    done = subprocess.run(
+        [*sim, "--resume"], env=_env(), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"removed the stale lock of fastsheng sim (pid {first.pid} on" in done.stderr
+    assert json.loads((out / "run.json").read_text())["complete"]
+    assert pds.dataset(out / "hands").count_rows() == 2000 and not (out / ".lock").exists()
 
 
 # --------------------------------------------------------------------------------------------

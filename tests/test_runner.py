@@ -308,6 +308,110 @@ def test_resume_of_a_complete_run_does_nothing(tmp_path):
     assert res.batches_run == 0 and res.complete
 
 
+def test_resume_of_a_complete_run_on_a_read_only_folder_does_nothing(tmp_path, monkeypatch):
+    import errno
+
+    from fastsheng import runlock
+
+    s = spec(n=100)
+    out = tmp_path / "r"
+    runner.run(s, out, workers=0, batch_fn=fake_batch)
+    before = (out / "run.json").read_bytes()
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    # a read-only mount (tests may run as root, whom chmod does not stop)
+    for target, name in (
+        (dataset.Storage, "write_atomic"),
+        (dataset.Storage, "remove"),
+        (dataset.Storage, "makedirs"),
+        (runlock, "_create"),
+    ):
+        monkeypatch.setattr(target, name, read_only)
+    res = runner.run(s, out, workers=0, batch_fn=fake_batch, resume=True)
+    assert res.batches_run == 0 and res.complete
+    assert (out / "run.json").read_bytes() == before and not (out / ".lock").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# One writer per folder: the lock
+
+
+def _dead_pid() -> int:
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def _write_lock(out, **owner):
+    import json
+    import socket
+
+    out.mkdir(parents=True, exist_ok=True)
+    record = {"pid": os.getpid(), "host": socket.gethostname(), "by": "fastsheng sim", **owner}
+    (out / ".lock").write_text(json.dumps(record))
+
+
+def test_a_second_writer_is_refused_while_the_first_holds_the_lock(tmp_path):
+    from fastsheng.runlock import RunLocked, acquire_lock
+
+    out = tmp_path / "r"
+    s = spec(n=100)
+    runner.run(s, out, workers=0, batch_fn=fake_batch)
+    (out / "run.json").write_text(
+        (out / "run.json").read_text().replace('"complete": true', '"complete": false')
+    )
+    with acquire_lock(dataset.Storage(out)):
+        with pytest.raises(RunLocked, match=rf"in use by fastsheng sim \(pid {os.getpid()} on "):
+            runner.run(s, out, workers=0, batch_fn=fake_batch, resume=True)
+        with pytest.raises(RunLocked, match="in use by"):  # a fresh run: not "already exists"
+            runner.run(s, out, workers=0, batch_fn=fake_batch)
+        assert (out / ".lock").exists()
+    assert not (out / ".lock").exists()
+    assert runner.run(s, out, workers=0, batch_fn=fake_batch, resume=True).complete
+
+
+def test_a_stale_lock_of_a_dead_process_is_removed(tmp_path):
+    out = tmp_path / "r"
+    _write_lock(out, pid=_dead_pid())
+    notes = []
+    res = runner.run(
+        spec(n=100),
+        out,
+        workers=0,
+        batch_fn=fake_batch,
+        on_event=lambda kind, info: notes.append(info.get("message", "")),
+    )
+    assert res.complete and not (out / ".lock").exists()
+    assert any(n.startswith("removed the stale lock of fastsheng sim (pid") for n in notes)
+
+
+def test_a_reused_pid_does_not_keep_a_lock_alive(tmp_path):
+    out = tmp_path / "r"
+    _write_lock(out, pid=os.getpid(), start_ticks=1)  # this pid, but another process's start
+    assert runner.run(spec(n=100), out, workers=0, batch_fn=fake_batch).complete
+
+
+def test_a_lock_of_another_host_is_never_broken(tmp_path):
+    from fastsheng.runlock import RunLocked
+
+    out = tmp_path / "r"
+    _write_lock(out, pid=_dead_pid(), host="elsewhere.example")
+    with pytest.raises(RunLocked, match=r"on elsewhere.example.*delete .*\.lock"):
+        runner.run(spec(n=100), out, workers=0, batch_fn=fake_batch)
+    assert not (out / "run.json").exists()
+
+
+def test_the_lock_is_released_when_a_batch_fails(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_FAIL", "1")
+    with pytest.raises(ValueError, match="on purpose"):  # in-process: the engine's own error
+        runner.run(spec(n=300), tmp_path / "r", workers=0, batch_fn=fake_batch)
+    assert not (tmp_path / "r" / ".lock").exists()
+
+
 def test_resume_refuses_a_manifest_that_disagrees(tmp_path):
     runner.run(spec(n=100), tmp_path / "r", workers=0, batch_fn=fake_batch)
     with pytest.raises(
@@ -411,6 +515,7 @@ def test_keyboard_interrupt_stops_workers_and_keeps_finished_batches(tmp_path, m
     assert info.value.done == len(manifest["batches"]) >= 4
     assert not manifest["complete"]
     assert not [p for p in os.listdir(tmp_path / "r" / "hands") if p.endswith(".tmp")]
+    assert not (tmp_path / "r" / ".lock").exists()  # released on Ctrl-C
     monkeypatch.delenv("FAKE_SLEEP")
     runner.run(s, tmp_path / "r", workers=2, batch_fn=fake_batch, resume=True)
     runner.run(s, tmp_path / "ref", workers=0, batch_fn=fake_batch)

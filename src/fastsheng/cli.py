@@ -602,16 +602,18 @@ def _sigterm(signum, frame):  # noqa: ARG001 - signal handler signature
 def main(argv: list[str] | None = None) -> int:
     """The ``fastsheng`` console script. Returns (and exits with) the exit code."""
     args = sys.argv[1:] if argv is None else list(argv)
-    previous = signal.getsignal(signal.SIGTERM)
-    try:
-        signal.signal(signal.SIGTERM, _sigterm)  # a polite kill is a Ctrl-C: keep finished work
-    except ValueError:  # not the main thread
-        previous = None
+    # a polite kill, or the terminal closing, is a Ctrl-C: keep finished work, release the lock
+    previous = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            previous[sig] = signal.signal(sig, _sigterm)
+        except ValueError:  # not the main thread
+            break
     try:
         code = _invoke(args)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if argv is None:
         sys.exit(code)
     return code

@@ -43,6 +43,7 @@ from fastsheng.cards import RANKS
 from fastsheng.dataset import (
     FORMAT,
     FORMAT_VERSION,
+    MANIFEST,
     DatasetError,
     Storage,
     check_parts,
@@ -54,6 +55,7 @@ from fastsheng.dataset import (
 )
 from fastsheng.errors import FastshengError
 from fastsheng.limits import check_size, n_batches
+from fastsheng.runlock import LOCK, acquire_lock
 
 __all__ = [
     "BatchFailed",
@@ -430,7 +432,7 @@ def _new_manifest(spec: RunSpec) -> dict[str, Any]:
 def prepare(spec: RunSpec, storage: Storage, *, resume: bool, emit: EventFn) -> dict[str, Any]:
     """Create the run folder, or check it for ``--resume``; return the manifest to continue."""
     where = storage.display()
-    has_content = storage.exists() and bool(storage.listdir())
+    has_content = storage.exists() and bool(set(storage.listdir()) - {LOCK})
     if not resume:
         if has_content:
             raise DatasetError(
@@ -494,10 +496,44 @@ def run(
         # connect before touching the folder: an unreachable scheduler changes nothing
         client, owned = _connect_dask(scheduler, connect_timeout)
     try:
-        return _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval)
+        if resume:
+            finished = finished_run(spec, storage)
+            if finished is not None:  # nothing to write: works on a read-only folder too
+                return finished
+            if not storage.exists():
+                raise DatasetError(f"{storage.display()}: nothing to resume (no such run folder)")
+        storage.makedirs()
+        with acquire_lock(storage, emit):
+            return _run(
+                spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval
+            )
     finally:
         if owned:
             client.close()
+
+
+def finished_run(spec: RunSpec, storage: Storage) -> RunResult | None:
+    """The result of a run that is complete and intact (every part with its recorded size and
+    SHA-256), read without writing anything; None if there is something to do."""
+    if not storage.exists() or not storage.exists(MANIFEST):
+        return None
+    manifest = read_manifest(storage)
+    diffs = spec.disagreements(manifest)
+    if diffs:
+        raise DatasetError(
+            f"{storage.display()}/run.json disagrees with the options: {'; '.join(diffs)}"
+        )
+    batches = manifest.get("batches", {})
+    if not manifest.get("complete") or len(batches) != spec.n_batches:
+        return None
+    missing, corrupt = check_parts(storage, manifest)
+    if missing or corrupt:
+        return None
+    try:  # litter of a killed writer; a read-only folder keeps it (readers skip it)
+        clean_temporaries(storage)
+    except OSError:
+        pass
+    return RunResult(out=storage.display(), manifest=manifest)
 
 
 def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval):
