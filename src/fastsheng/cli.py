@@ -592,6 +592,59 @@ def compare_cmd(
 
 
 # --------------------------------------------------------------------------------------------
+# ladder (owned by fastsheng.ladder; this block only registers it)
+
+
+@app.command("ladder")
+def ladder_cmd(
+    bots: Annotated[
+        str,
+        typer.Option("--bots", "-b", help="Two or more bots: random,basic,expert."),
+    ] = "random,basic,expert",
+    n: Annotated[str | None, typer.Option("-n", "--count", help="Deals per pair: 2e4.")] = None,
+    seed: Annotated[
+        str | None, typer.Option("--seed", "-s", help="Seed (default: drawn and printed).")
+    ] = None,
+    rules: Annotated[
+        str | None, typer.Option("--rules", "-r", help="A preset name or a .toml rules file.")
+    ] = None,
+    level: Annotated[str, typer.Option("--level", help="Level of every hand, or random.")] = "2",
+    batch_size: Annotated[
+        str, typer.Option("--batch-size", help="Hands per batch (part of the deals' seeding).")
+    ] = "10000",
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", help="Worker processes (default: all cores).")
+    ] = None,
+    out: Annotated[
+        str | None, typer.Option("--out", "-o", help="Output folder (an existing one resumes).")
+    ] = None,
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print the tables in Markdown.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress.")] = False,
+) -> None:
+    """Every pair of bots on paired deals (seats swapped): net levels, hands won, ratings."""
+    from fastsheng.ladder import ladder_command
+
+    if n is None:
+        raise UserError("missing -n: how many deals each pair plays, e.g. -n 2e4")
+    code = ladder_command(
+        bots,
+        parse_count(n, "-n"),
+        seed=None if seed is None else parse_count(seed, "--seed", minimum=0),
+        rules=rules,
+        level=level,
+        batch_size=parse_count(batch_size, "--batch-size"),
+        workers=workers,
+        out=out,
+        markdown=markdown,
+        quiet=quiet,
+    )
+    if code:
+        raise typer.Exit(code)
+
+
+# --------------------------------------------------------------------------------------------
 # Entry point
 
 
