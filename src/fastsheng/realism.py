@@ -1,0 +1,224 @@
+"""The realism panel: the figures a strong player checks first to see whether bot play looks real.
+
+For one bot line-up (the hands of one run, and its tricks table for the trump leads), with 95%
+intervals from :mod:`fastsheng.stats` (Wilson for shares of hands, the count bootstrap for
+means, the cluster-robust ratio for failures per throw: the throws of one hand are not
+independent):
+
+* points the dealer buries (and, for scale, the points the kitty was dealt);
+* the defenders' kitty capture rate, and the share of hands the kitty decides: the side that goes
+  up flips because of the kitty bonus;
+* throws per hand, hands with a throw, failed throws per throw and hands with a failed throw;
+* hands in which a defender leads trump in tricks 1-5 (needs the tricks table: ``--tricks``);
+* the dealer side's win rate.
+
+:func:`realism_panel` computes the panel of given tables; :func:`lineup_panel` plays a line-up
+and computes it; :func:`panel_table` puts several line-ups side by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fastsheng import stats
+from fastsheng.cards import RANKS, SUITS
+
+__all__ = [
+    "METRICS",
+    "realism_panel",
+    "kitty_flips_side",
+    "early_trump_lead_by_defenders",
+    "lead_is_trump",
+    "lineup_panel",
+    "panel_table",
+]
+
+CONF = 0.95
+N_BOOT = 2000
+EARLY_TRICKS = 5  # "tricks 1-5"
+
+# key -> (label, unit) in the panel's order
+METRICS: dict[str, tuple[str, str]] = {
+    "kitty_points_dealt": ("points in the kitty as dealt", "points (mean)"),
+    "kitty_points_buried": ("points the dealer buries", "points (mean)"),
+    "kitty_captured": ("defenders capture the kitty", "share of hands"),
+    "kitty_decides": ("the kitty bonus flips the side that goes up", "share of hands"),
+    "throws_per_hand": ("throws attempted", "per hand (mean)"),
+    "hands_with_throw": ("hands with a throw", "share of hands"),
+    "failed_per_throw": ("failed throws", "share of throws"),
+    "hands_with_failed_throw": ("hands with a failed throw", "share of hands"),
+    "defender_early_trump": (
+        f"a defender leads trump in tricks 1-{EARLY_TRICKS}",
+        "share of hands",
+    ),
+    "dealer_side_wins": ("the dealer side wins the hand", "share of hands"),
+}
+
+
+def _frame(table: pa.Table | pd.DataFrame) -> pd.DataFrame:
+    return table.to_pandas() if isinstance(table, pa.Table) else table
+
+
+def _codes(values: pd.Series, names: Sequence[str]) -> np.ndarray:
+    """A dictionary-string column ("S", "NT", "10", ...) -> index in ``names`` (NT -> 4)."""
+    index = {name: i for i, name in enumerate(names)}
+    return np.array([index.get(str(v), len(names)) for v in values], dtype=np.int64)
+
+
+def kitty_flips_side(hands: pd.DataFrame, rules: Any) -> np.ndarray:
+    """Per hand: whether the side that goes up would be the other one without the kitty bonus
+    (the defenders' total without it is their trick points plus penalties, at least 0)."""
+    from fastsheng._core import level_outcome
+
+    total = hands["defenders_total"].to_numpy(np.int64)
+    without = np.maximum(
+        0, hands["trick_points"].to_numpy(np.int64) + hands["penalty"].to_numpy(np.int64)
+    )
+    side: dict[int, str] = {}
+
+    def side_of(t: int) -> str:
+        if t not in side:
+            side[t] = level_outcome(rules, int(t))[0]
+        return side[t]
+
+    return np.array([side_of(a) != side_of(b) for a, b in zip(total, without, strict=True)], bool)
+
+
+def lead_is_trump(card: np.ndarray, trump: np.ndarray, level: np.ndarray) -> np.ndarray:
+    """Whether a card code is a trump: a joker, a card of the level rank, or a card of the trump
+    suit (``trump`` 0..3 = S H C D, 4 = no trump; ``level`` 0..12 = 2..A)."""
+    card = np.asarray(card, dtype=np.int64)
+    joker = card >= 52
+    suited = ~joker
+    return joker | (suited & (card % 13 == level)) | (suited & (card // 13 == trump))
+
+
+def early_trump_lead_by_defenders(
+    hands: pd.DataFrame, tricks: pa.Table | pd.DataFrame, first: int = EARLY_TRICKS
+) -> np.ndarray:
+    """Per hand (in the order of ``hands``): whether a defender led trump in one of the first
+    ``first`` tricks. The lead's trump-ness is read from the first card the leader played (a
+    lead is of one suit, or all trumps), given the hand's trump and level."""
+    if isinstance(tricks, pd.DataFrame):
+        tricks = pa.Table.from_pandas(tricks, preserve_index=False)
+    early = tricks.filter(pc.less(tricks["trick"], first))
+    leader = early["leader"].to_numpy().astype(np.int64)
+    led = np.zeros(early.num_rows, np.int64)
+    for s in range(4):
+        first_card = pc.list_element(early[f"cards_{s}"], 0).to_numpy(zero_copy_only=False)
+        led = np.where(leader == s, first_card, led)
+    ids = hands["hand_id"].to_numpy()
+    order = np.argsort(ids, kind="stable")
+    where = order[np.searchsorted(ids, early["hand_id"].to_numpy(), sorter=order)]
+    if not np.array_equal(ids[where], early["hand_id"].to_numpy()):
+        raise ValueError("the tricks table has hands that are not in the hands table")
+    dealer = hands["dealer"].to_numpy(np.int64)[where]
+    trump = _codes(hands["trump"], SUITS)[where]
+    level = _codes(hands["level"], RANKS)[where]
+    hit = ((leader - dealer) % 2 == 1) & lead_is_trump(led, trump, level)
+    out = np.zeros(len(hands), bool)
+    out[where[hit]] = True
+    return out
+
+
+def _row(key: str, e: stats.Estimate) -> dict[str, Any]:
+    label, unit = METRICS[key]
+    return {
+        "key": key,
+        "metric": label,
+        "unit": unit,
+        "estimate": e.estimate,
+        "lo": e.lo,
+        "hi": e.hi,
+        "n": e.n,
+        "method": e.method,
+    }
+
+
+def _failure_rate(failed: np.ndarray, throws: np.ndarray) -> stats.Estimate:
+    """Failed throws per throw: the cluster-robust ratio (a hand's throws are not independent);
+    with no failure at all its interval collapses to [0, 0], so then the Wilson interval of
+    0 in the number of throws gives the honest upper bound."""
+    if failed.sum() == 0 and throws.sum() > 0:
+        return stats.wilson(0, int(throws.sum()), CONF)
+    return stats.ratio_cluster(failed, throws, CONF)
+
+
+def realism_panel(
+    hands: pa.Table | pd.DataFrame,
+    rules: Any,
+    tricks: pa.Table | pd.DataFrame | None = None,
+    *,
+    n_boot: int = N_BOOT,
+) -> pd.DataFrame:
+    """One row per metric of :data:`METRICS` (the trump-lead row only with ``tricks``):
+    key, metric, unit, estimate, lo, hi (95%), n, method."""
+    h = _frame(hands)
+    n = len(h)
+
+    def share(key: str, flags: np.ndarray) -> dict[str, Any]:
+        return _row(key, stats.wilson(int(np.count_nonzero(flags)), n, CONF))
+
+    def mean(key: str, x: np.ndarray, seed: int) -> dict[str, Any]:
+        return _row(key, stats.mean_bootstrap(x, CONF, n_boot, seed))
+
+    throws = h["throws"].to_numpy(np.float64)
+    failed = h["failed_throws"].to_numpy(np.float64)
+    rows = [
+        mean("kitty_points_dealt", h["kitty_points_dealt"].to_numpy(np.float64), 0),
+        mean("kitty_points_buried", h["kitty_points_buried"].to_numpy(np.float64), 1),
+        share("kitty_captured", h["kitty_captured"].to_numpy(bool)),
+        share("kitty_decides", kitty_flips_side(h, rules)),
+        mean("throws_per_hand", throws, 2),
+        share("hands_with_throw", throws > 0),
+        _row("failed_per_throw", _failure_rate(failed, throws)),
+        share("hands_with_failed_throw", failed > 0),
+    ]
+    if tricks is not None:
+        rows.append(share("defender_early_trump", early_trump_lead_by_defenders(h, tricks)))
+    rows.append(share("dealer_side_wins", h["winner"].astype(str).to_numpy() == "dealer"))
+    return pd.DataFrame(rows)
+
+
+def lineup_panel(
+    bots: str | Sequence[str],
+    *,
+    rules: Any = "standard",
+    n: int = 20_000,
+    seed: int = 0,
+    level: str = "2",
+    n_boot: int = N_BOOT,
+) -> pd.DataFrame:
+    """Play ``n`` hands of the line-up ``bots`` (with the tricks table) and compute the panel."""
+    from fastsheng.hands import simulate_hands
+    from fastsheng.rules import get_rules
+
+    r = get_rules(rules) if isinstance(rules, str) else rules
+    out = simulate_hands(r, bots, seed, n, level=level, tricks=True)
+    return realism_panel(out["hands"], r, out["tricks"], n_boot=n_boot)
+
+
+def _cell(row: pd.Series) -> str:
+    if row["n"] == 0 or not np.isfinite(row["estimate"]):
+        return "n/a"
+    if row["unit"].startswith("share"):
+        pct = 100 * row[["estimate", "lo", "hi"]].to_numpy(float)
+        digits = 2 if pct[2] < 1 else 1
+        return f"{pct[0]:.{digits}f}% [{pct[1]:.{digits}f}, {pct[2]:.{digits}f}]"
+    return f"{row['estimate']:.2f} [{row['lo']:.2f}, {row['hi']:.2f}]"
+
+
+def panel_table(panels: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Line-ups side by side: one row per metric, one column "estimate [95%]" per line-up."""
+    first = next(iter(panels.values()))
+    out = pd.DataFrame({"metric": first["metric"], "unit": first["unit"]})
+    for name, panel in panels.items():
+        cells = dict(zip(panel["key"], [_cell(r) for _, r in panel.iterrows()], strict=True))
+        out[name] = [cells.get(k, "n/a") for k in first["key"]]
+    return out

@@ -1,0 +1,171 @@
+"""fastsheng.realism: the panel's figures on a handmade table whose answers are known, and the
+trump-lead reading checked against the hands' traces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from fastsheng import realism
+from fastsheng.cards import is_joker, parse_card, parse_cards, rank_of, suit_of
+from fastsheng.hands import decode_traces, play_batch
+from fastsheng.rules import get_rules
+
+STANDARD = get_rules("standard")  # the defenders take over from 80
+
+
+def handmade():
+    """Four hands, listed out of hand_id order (the join must not rely on it)."""
+    hands = pd.DataFrame(
+        {
+            "hand_id": [10, 3, 7, 42],
+            "dealer": [0, 1, 2, 3],
+            "trump": ["S", "NT", "H", "D"],
+            "level": ["2", "5", "K", "A"],
+            "kitty_points_dealt": [15, 5, 20, 25],
+            "kitty_points_buried": [10, 0, 5, 25],
+            "kitty_captured": [True, False, True, False],
+            "trick_points": [70, 40, 100, 75],
+            "kitty_bonus": [20, 0, 10, 0],
+            "penalty": [0, 0, 0, 0],
+            "defenders_total": [90, 40, 110, 75],
+            "throws": [2, 0, 1, 0],
+            "failed_throws": [1, 0, 0, 0],
+            "winner": ["defenders", "dealer", "defenders", "dealer"],
+        }
+    )
+    # (hand_id, trick, leader, leader's cards); the other seats hold trumps, to catch a reader
+    # that looks at the wrong seat
+    leads = [
+        (10, 0, 0, "3S"),  # the dealer leads trump: not a defender
+        (10, 1, 1, "AH AH"),  # a defender, side suit
+        (10, 2, 3, "2H"),  # a defender leads the level rank: trump -> counts
+        (3, 0, 1, "AS"),  # no trump: the dealer
+        (3, 1, 0, "AS"),  # a defender, side suit (no trump suit)
+        (3, 5, 2, "BJ"),  # trick 6: outside tricks 1-5
+        (7, 4, 1, "4H 4H"),  # trick 5, a defender leads the trump suit -> counts
+        (42, 0, 3, "SJ"),  # the dealer
+        (42, 1, 1, "5D"),  # the dealer's partner
+        (42, 2, 0, "KC"),  # a defender, side suit
+    ]
+    cols = {"hand_id": [], "trick": [], "leader": [], **{f"cards_{s}": [] for s in range(4)}}
+    for hid, trick, leader, cards in leads:
+        cols["hand_id"].append(hid)
+        cols["trick"].append(trick)
+        cols["leader"].append(leader)
+        led = parse_cards(cards)
+        for s in range(4):
+            cols[f"cards_{s}"].append(led if s == leader else [parse_card("BJ")] * len(led))
+    tricks = pa.table(
+        {
+            "hand_id": pa.array(cols["hand_id"], pa.uint64()),
+            "trick": pa.array(cols["trick"], pa.uint8()),
+            "leader": pa.array(cols["leader"], pa.uint8()),
+            **{f"cards_{s}": pa.array(cols[f"cards_{s}"], pa.list_(pa.uint8())) for s in range(4)},
+        }
+    )
+    return hands, tricks
+
+
+def test_panel_on_handmade_hands():
+    hands, tricks = handmade()
+    p = realism.realism_panel(hands, STANDARD, tricks, n_boot=200).set_index("key")
+    assert list(p.index) == list(realism.METRICS)
+    expected = {
+        "kitty_points_dealt": 65 / 4,
+        "kitty_points_buried": 40 / 4,
+        "kitty_captured": 2 / 4,
+        "kitty_decides": 1 / 4,  # hand 10: 70 -> dealer side up, 90 with the bonus -> take over
+        "throws_per_hand": 3 / 4,
+        "hands_with_throw": 2 / 4,
+        "failed_per_throw": 1 / 3,
+        "hands_with_failed_throw": 1 / 4,
+        "defender_early_trump": 2 / 4,
+        "dealer_side_wins": 2 / 4,
+    }
+    for key, value in expected.items():
+        assert p.loc[key, "estimate"] == pytest.approx(value), key
+        assert p.loc[key, "lo"] <= value <= p.loc[key, "hi"], key
+    assert p.loc["failed_per_throw", "n"] == 3  # throws, not hands
+    assert (p.drop(index="failed_per_throw")["n"] == 4).all()
+    assert p.loc["kitty_captured", "method"] == "wilson"
+
+
+def test_early_trump_flags_per_hand_in_hands_order():
+    hands, tricks = handmade()
+    flags = realism.early_trump_lead_by_defenders(hands, tricks)
+    assert flags.tolist() == [True, False, True, False]
+    assert realism.early_trump_lead_by_defenders(hands, tricks.to_pandas()).tolist() == [
+        True,
+        False,
+        True,
+        False,
+    ]
+
+
+def test_panel_without_tricks_has_no_trump_lead_row():
+    hands, _ = handmade()
+    p = realism.realism_panel(hands, STANDARD, n_boot=100)
+    assert "defender_early_trump" not in set(p["key"])
+    assert len(p) == len(realism.METRICS) - 1
+
+
+def test_no_failed_throw_still_gets_an_upper_bound():
+    hands, _ = handmade()
+    hands["failed_throws"] = 0
+    row = realism.realism_panel(hands, STANDARD, n_boot=100).set_index("key")
+    assert row.loc["failed_per_throw", "estimate"] == 0
+    assert row.loc["failed_per_throw", "hi"] > 0.3  # 0 of 3 throws bounds little
+
+
+@pytest.mark.parametrize(
+    "card, trump, level, expected",
+    [
+        ("BJ", 4, 0, True),
+        ("SJ", 0, 5, True),
+        ("7C", 4, 5, True),  # level rank 7 (index 5) in no trump
+        ("7C", 1, 0, False),
+        ("3H", 1, 0, True),  # trump suit H
+        ("AD", 4, 0, False),
+    ],
+)
+def test_lead_is_trump(card, trump, level, expected):
+    got = realism.lead_is_trump(np.array([parse_card(card)]), np.array([trump]), np.array([level]))
+    assert bool(got[0]) is expected
+
+
+def test_trump_leads_agree_with_the_traces():
+    """The vectorised reading against a plain loop over every traced hand."""
+    out = play_batch("standard", "random", 9, 0, 300, level="random", tricks=True, trace=True)
+    hands = out["hands"].to_pandas()
+    fast = realism.early_trump_lead_by_defenders(hands, out["tricks"])
+    slow = []
+    for tr in decode_traces(out["traces"]):
+        level = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"].index(
+            tr["level"]
+        )
+        trump_ev = next(e for e in tr["events"] if e["type"] == "trump")
+        suit = "SHCD".index(trump_ev["trump"]) if trump_ev["trump"] else None
+        dealer = trump_ev["dealer"]
+        tricks = [e for e in tr["events"] if e["type"] == "trick"][:5]
+        hit = False
+        for t in tricks:
+            c = t["plays"][0][0]
+            trump = is_joker(c) or rank_of(c) == level or suit_of(c) == suit
+            hit |= (t["leader"] - dealer) % 2 == 1 and trump
+        slow.append(hit)
+    assert fast.tolist() == slow
+    assert 0 < sum(slow) < len(slow)  # the random bot leads trump as a defender now and then
+
+
+def test_panel_table_side_by_side():
+    hands, tricks = handmade()
+    a = realism.realism_panel(hands, STANDARD, tricks, n_boot=100)
+    b = realism.realism_panel(hands, STANDARD, n_boot=100)
+    t = realism.panel_table({"A": a, "B": b})
+    assert list(t.columns) == ["metric", "unit", "A", "B"]
+    assert len(t) == len(realism.METRICS)
+    row = t.set_index("metric").loc[realism.METRICS["defender_early_trump"][0]]
+    assert row["A"].startswith("50.0% [") and row["B"] == "n/a"
