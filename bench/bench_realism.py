@@ -1,0 +1,65 @@
+"""The realism panel of every available bot (docs/bots.md "Realism"): printed, never gated.
+
+Each line-up is the bot at all four seats, `standard` rules, random levels, N hands (5,000 by
+default, 50,000 with FASTSHENG_BENCH_FULL=1) with the same seed, so the line-ups play the same
+deals. The figures are what they are: the test checks only that every figure is there, finite
+and inside its interval.
+
+    pytest bench/bench_realism.py -s            # prints the table
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from fastsheng import realism
+
+FULL = bool(os.environ.get("FASTSHENG_BENCH_FULL"))
+N = 50_000 if FULL else 5_000
+SEED = 2026
+
+
+def lineups() -> list[str]:
+    """basic-v1, expert-v1, expert and every other public bot, once per bot that plays
+    differently (an alias of a version already listed is skipped)."""
+    from fastsheng.ladder import resolve_bot_name
+
+    try:
+        from fastsheng.bots import BOTS
+    except ImportError:  # before versioned bots
+        from fastsheng.hands import BOTS
+    out, seen = [], set()
+    for name in ("basic-v1", "expert-v1", "expert", *BOTS):
+        try:
+            resolved = resolve_bot_name(name)
+        except ValueError:
+            continue
+        if resolved not in seen:
+            seen.add(resolved)
+            out.append(name)
+    return out
+
+
+def test_realism_panel(benchmark):
+    names = lineups()
+
+    def panels():
+        return {
+            b: realism.lineup_panel(b, n=N, seed=SEED, level="random", n_boot=500) for b in names
+        }
+
+    result = benchmark.pedantic(panels, rounds=1, iterations=1)
+    table = realism.panel_table(result)
+    print(f"\nrealism panel: standard, random levels, {N:,} hands per line-up, seed {SEED}")
+    print(table.to_string(index=False))
+    for name, panel in result.items():
+        assert list(panel["key"]) == list(realism.METRICS), name
+        # a rate of something that never happens (failures of a bot that never throws) is n/a
+        some = panel["n"].to_numpy() > 0
+        assert some.sum() >= len(panel) - 1, name
+        est, lo, hi = (panel.loc[some, c].to_numpy(float) for c in ("estimate", "lo", "hi"))
+        assert np.isfinite(est).all() and np.isfinite(lo).all() and np.isfinite(hi).all(), name
+        assert (lo <= est + 1e-12).all() and (est <= hi + 1e-12).all(), name
+        benchmark.extra_info[name] = dict(zip(panel["key"][some], np.round(est, 4), strict=True))
