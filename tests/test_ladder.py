@@ -208,6 +208,7 @@ def test_cli_ladder_writes_tables(capsys, tmp_path):
         (("--bots", "expert,basic", "-n", "10", "--level", "Z"), ("unknown --level",)),
         (("--bots", "expert,basic", "-n", "10", "--rules", "nope"), ("nope",)),
         (("--bots", "expert,basic", "-n", "10", "--workers", "-1"), ("--workers",)),
+        (("--bots", "expert,basic", "-n", "1e13"), ("-n", "at most")),
     ],
 )
 def test_cli_ladder_errors(capsys, tmp_path, args, words):

@@ -628,13 +628,15 @@ def ladder_cmd(
 
     if n is None:
         raise UserError("missing -n: how many deals each pair plays, e.g. -n 2e4")
+    if workers is not None and not 0 <= workers <= MAX_WORKERS:
+        raise UserError(f"--workers must be 0 to {MAX_WORKERS}, not {workers}")
     code = ladder_command(
         bots,
-        parse_count(n, "-n"),
+        parse_count(n, "-n", maximum=MAX_N),
         seed=None if seed is None else parse_count(seed, "--seed", minimum=0),
         rules=rules,
         level=level,
-        batch_size=parse_count(batch_size, "--batch-size"),
+        batch_size=parse_count(batch_size, "--batch-size", maximum=MAX_BATCH_SIZE["hands"]),
         workers=workers,
         out=out,
         markdown=markdown,

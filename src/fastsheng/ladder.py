@@ -503,8 +503,6 @@ def ladder_command(
         raise LadderError(f"--bots takes a comma-separated list of bot names, not {bots!r}")
     if level.lower() != "random" and level.upper() not in runner.LEVELS:
         raise LadderError(f"unknown --level {level!r}; levels: 2..10, J, Q, K, A or random")
-    if workers is not None and workers < 0:
-        raise LadderError(f"--workers must be 0 or more, not {workers}")
     level = level.lower() if level.lower() == "random" else level.upper()
     drawn = seed is None
     seed = secrets.randbelow(2**32) if seed is None else seed
