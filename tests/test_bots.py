@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fastsheng.bots import resolve_bot
 from fastsheng.hands import BOTS, play_batch, simulate_hands
 from fastsheng.rules import list_presets
 
@@ -40,18 +41,26 @@ def paired(x: str, y: str, n: int, seed: int = 2024, rules: str = "standard"):
     return mean, mean - half, mean + half, (won_a.mean() + (1 - won_b).mean()) / 2
 
 
-@pytest.mark.parametrize("x,y", [("expert", "basic"), ("basic", "random"), ("expert", "random")])
+@pytest.mark.parametrize(
+    "x,y", [("expert-v1", "basic-v1"), ("basic-v1", "random"), ("expert", "random")]
+)
 def test_stronger_bot_gains_levels(x, y):
     mean, lo, hi, won = paired(x, y, N_PAIRED)
     assert lo > 0, (x, y, mean, lo, hi)
-    if (x, y) == ("expert", "random"):
+    if x == "expert":
         assert won >= 0.95, won
 
 
 @pytest.mark.parametrize("preset", list_presets())
 def test_every_bot_plays_legally_under_every_preset(preset):
     # check=True verifies every follow and trick winner with the core; an illegal play raises
-    for bots in ((*BOTS, "basic"), ("expert", "expert", "basic", "basic")):
+    versions = sorted({resolve_bot(b) for b in BOTS})  # every version, frozen ones included
+    lineups = [(v, "basic-v1", v, "expert") for v in versions]
+    for bots in (
+        *lineups,
+        ("random", "basic", "expert", "basic"),
+        ("expert", "expert", "basic", "basic"),
+    ):
         out = play_batch(preset, bots, 3, 0, 300, level="random", check=True)
         assert out["hands"].num_rows == 300
 
@@ -63,16 +72,16 @@ def test_same_deal_for_any_bots():
         assert (a[col] == b[col]).all()
 
 
-def test_expert_throws_never_fail():
-    df = simulate_hands("standard", "expert", 8, 3000).to_pandas()
+def test_expert_v1_throws_never_fail():
+    df = simulate_hands("standard", "expert-v1", 8, 3000).to_pandas()
     assert df["throws"].sum() > 0
     assert df["failed_throws"].sum() == 0
 
 
 def test_basic_buries_no_points_usually_and_expert_makes_voids():
-    basic = simulate_hands("standard", "basic", 9, 2000).to_pandas()
+    basic = simulate_hands("standard", "basic-v1", 9, 2000).to_pandas()
     assert basic["kitty_points_buried"].mean() < basic["kitty_points_dealt"].mean()
-    expert = simulate_hands("standard", "expert", 9, 2000).to_pandas()
+    expert = simulate_hands("standard", "expert-v1", 9, 2000).to_pandas()
     assert expert["kitty_points_buried"].mean() < expert["kitty_points_dealt"].mean()
 
 

@@ -17,6 +17,7 @@ from test_runner import fake_batch
 import fastsheng
 import fastsheng.rules
 from fastsheng import cli, runner
+from fastsheng.bots import resolve_bot
 
 TESTS = Path(__file__).resolve().parent
 PACKAGE_ROOT = Path(fastsheng.__file__).resolve().parents[1]
@@ -103,7 +104,8 @@ def test_short_count_and_default_folder():
         n=10**6,
         batch_size=10_000,
     )
-    assert str(cli.default_out(spec)) == os.path.join("runs", "standard-expert-1e6-s5")
+    expert = resolve_bot("expert")  # the folder names the version that played
+    assert str(cli.default_out(spec)) == os.path.join("runs", f"standard-{expert}-1e6-s5")
 
 
 # --------------------------------------------------------------------------------------------
@@ -135,7 +137,7 @@ def test_sim_writes_a_dataset_and_prints_a_summary(tmp_path, capsys, fake_engine
         assert word in stdout
     assert "sim: 300 hands of standard" in stderr  # plain progress: stderr is not a terminal
     manifest = json.loads((out / "run.json").read_text())
-    assert manifest["bots"] == ["random", "basic", "random", "basic"]
+    assert manifest["bots"] == ["random", "basic-v1", "random", "basic-v1"]  # resolved names
     assert manifest["seed"] == 7 and manifest["n"] == 300 and manifest["complete"]
     assert manifest["rules"]["kitty_multiplier"] == "plus_two"  # every switch is recorded
     assert pds.dataset(out / "hands").count_rows() == 300
@@ -150,9 +152,10 @@ def test_sim_defaults_draw_and_record_a_seed_and_name_the_folder(
     assert code == 0, stderr
     seed = int(stderr.split("seed ", 1)[1].split()[0])
     assert f"seed {seed} (drawn at random" in stderr
-    folder = tmp_path / "runs" / f"standard-expert-100-s{seed}"
+    expert = resolve_bot("expert")
+    folder = tmp_path / "runs" / f"standard-{expert}-100-s{seed}"
     assert json.loads((folder / "run.json").read_text())["seed"] == seed
-    assert f"runs/standard-expert-100-s{seed}" in stdout
+    assert f"runs/standard-{expert}-100-s{seed}" in stdout
     assert json.loads((folder / "run.json").read_text())["batch_size"] == 10_000
 
 
@@ -671,7 +674,8 @@ def test_progress_is_a_rich_bar_on_a_terminal_and_plain_lines_otherwise():
     reporter.interval = 0.0
     _events(reporter, spec, [0, 1, 2])
     lines = plain.getvalue().splitlines()
-    assert lines[0].startswith("sim: 300 hands of standard, bots expert, seed 1, 3 batches")
+    expert = resolve_bot("expert")
+    assert lines[0].startswith(f"sim: 300 hands of standard, bots {expert}, seed 1, 3 batches")
     assert lines[-2].startswith("  300/300 hands (100%)") and "hands/s  ETA" in lines[-2]
     assert "\x1b[" not in plain.getvalue()
 

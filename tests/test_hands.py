@@ -11,11 +11,12 @@ import pytest
 
 from fastsheng import hands as H
 from fastsheng import reference
+from fastsheng.bots import resolve_bot
 from fastsheng.rules import get_rules, list_presets
 
 
 def test_bots_tuple():
-    assert H.BOTS == ("random", "basic", "expert")
+    assert H.BOTS == ("random", "basic", "expert", "basic-v1", "expert-v1")
 
 
 def test_unknown_bot_is_named():
@@ -50,7 +51,9 @@ def test_hand_columns_and_types():
     assert set(t.column("batch").to_pylist()) == {2}
     assert pa.types.is_dictionary(t.schema.field("rules").type)
     assert t.column("rules").to_pylist()[0] == "standard"
-    assert t.column("bots").to_pylist()[0] == "expert,basic,random,basic"
+    # the resolved (versioned) names: a dataset names the bots that played it
+    expected = ",".join(resolve_bot(n) for n in ("expert", "basic", "random", "basic"))
+    assert t.column("bots").to_pylist()[0] == expected
     assert t.schema.field("kitty_captured").type == pa.bool_()
     assert t.schema.field("trick_points").type == pa.int16()
     assert t.schema.field("trumps_3").type == pa.uint8()

@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastsheng import _game
+from fastsheng.bots import BOT_INDEX, BOTS, resolve_bots
 from fastsheng.cards import RANKS, SUITS, format_cards
 from fastsheng.rules import Rules, get_rules
 
@@ -36,10 +37,6 @@ __all__ = [
     "decode_traces",
 ]
 
-BOTS = ("random", "basic", "expert")
-# test bots (not public): _chaos leads random subsets of a suit (throws that fail), _mute plays as
-# basic and never calls (the no-call fallbacks)
-_BOT_INDEX = {"random": 0, "basic": 1, "expert": 2, "_chaos": 3, "_mute": 4}
 
 TRUMP_NAMES = ("S", "H", "C", "D", "NT")
 TRUMP_SET_NAMES = ("declared", "overcall", "kitty", "none")
@@ -227,13 +224,7 @@ def _rules(rules: Rules | str) -> Rules:
 
 
 def _bots(bots: str | Sequence[str]) -> tuple[str, ...]:
-    names = (bots,) * 4 if isinstance(bots, str) else tuple(bots)
-    if len(names) != 4:
-        raise ValueError(f"bots: one name or four (one per seat), got {len(names)}")
-    for name in names:
-        if name not in _BOT_INDEX:
-            raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(BOTS)}")
-    return names
+    return resolve_bots(bots)
 
 
 def _level(level: str | int) -> int:
@@ -283,7 +274,7 @@ def _run(
     profile: bool = False,
 ):
     fields = rules.core_fields()
-    bot_ids = [_BOT_INDEX[n] for n in names]
+    bot_ids = [BOT_INDEX[n] for n in names]
     state = [int(x) for x in _state(seed, batch)]
     if mode == 0:
         hand_cap = size

@@ -1677,7 +1677,7 @@ def compare_command(
             labels = list(rules)
         elif len(bots) == 2 and len(rules) <= 1:
             variants = [(rules[0] if rules else "standard", b) for b in bots]
-            labels = list(bots)
+            labels = [_lineup_label(b) for b in bots]
         else:
             raise ValueError(
                 "give two --rules (and at most one --bots), or two --bots (and at "
@@ -1727,20 +1727,28 @@ def _safe(s: str) -> str:
 
 
 def _bots_tuple(b: str | None) -> tuple[str, str, str, str]:
-    if b is None:
-        from fastsheng.runner import known_bots
+    """A line-up (1 name, 2 = team 0, team 1, or 4) as the four versioned names it plays."""
+    from fastsheng.bots import resolve_bots
 
-        known = known_bots()
-        default = "expert" if "expert" in known else (known[0] if known else "basic")
-        return (default,) * 4
+    if b is None:
+        return resolve_bots("expert")
     parts = [p.strip() for p in b.split(",") if p.strip()]
-    if len(parts) == 1:
-        return (parts[0],) * 4
     if len(parts) == 2:  # team 0 (seats 0, 2), team 1 (seats 1, 3)
-        return (parts[0], parts[1], parts[0], parts[1])
-    if len(parts) == 4:
-        return tuple(parts)  # type: ignore[return-value]
-    raise ValueError(f"bots: give 1, 2 (team 0, team 1) or 4 names, got {b!r}")
+        parts = [parts[0], parts[1], parts[0], parts[1]]
+    if len(parts) not in (1, 4):
+        raise ValueError(f"bots: give 1, 2 (team 0, team 1) or 4 names, got {b!r}")
+    return resolve_bots(parts[0] if len(parts) == 1 else parts)
+
+
+def _lineup_label(b: str | None) -> str:
+    """``expert`` -> ``expert-v1``; ``expert,basic`` -> ``expert-v1,basic-v1``: the label of a
+    line-up names the versions that played."""
+    names = _bots_tuple(b)
+    if len(set(names)) == 1:
+        return names[0]
+    if names[0] == names[2] and names[1] == names[3]:
+        return f"{names[0]},{names[1]}"
+    return ",".join(names)
 
 
 def simulate_run(

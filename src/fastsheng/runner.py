@@ -39,6 +39,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fastsheng.bots import resolve_bots
 from fastsheng.cards import RANKS
 from fastsheng.dataset import (
     FORMAT,
@@ -107,24 +108,21 @@ def default_batch_fn() -> BatchFn:
 
 
 def known_bots() -> tuple[str, ...]:
-    try:
-        from fastsheng.hands import BOTS
-    except ImportError:  # the engine is not built: names cannot be checked
-        return ()
+    """The bot names a user may give (fastsheng.bots.BOTS)."""
+    from fastsheng.bots import BOTS
+
     return tuple(BOTS)
 
 
 def check_bots(bots: Iterable[str]) -> tuple[str, str, str, str]:
     """The one place a bot line-up is validated (the CLI, RunSpec and compare all call it):
-    four names, each a known bot. ValueError naming the bad one."""
+    four names, each a known bot, returned as the versions they play (fastsheng.bots.resolve_bot:
+    ``expert`` -> ``expert-v1``). ValueError naming the bad one."""
     names = tuple(bots)
     if len(names) != 4:
         raise ValueError(f"need 4 bots (one per seat), got {len(names)}")
-    known = known_bots()
-    for name in names:
-        if known and name not in known:
-            raise ValueError(f"unknown bot {name!r}; bots: {', '.join(known)}")
-    return names  # type: ignore[return-value]
+    # the versioned names are what the data depends on (run.json records them)
+    return resolve_bots(names)
 
 
 # --------------------------------------------------------------------------------------------
