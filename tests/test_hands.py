@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 
 from fastsheng import hands as H
+from fastsheng.cards import RANKS
 from fastsheng import reference
 from fastsheng.bots import resolve_bot
 from fastsheng.rules import get_rules, list_presets
@@ -292,3 +293,41 @@ def test_rng_is_xoshiro256starstar_with_lemire():
         assert _game._rng_draws(state, bound, 200) == out
     # the bots' stream (the jump) differs from the cards' stream
     assert _game._rng_draws(state, 0, 5, True) != _game._rng_draws(state, 0, 5)
+
+
+def test_levels_climbed_is_the_match_real_climb():
+    """matches mode: `levels_climbed` is exactly how far the winner's level moved, which the
+    end rank and must-play ranks can make smaller than the table's `levels`."""
+    out = H.simulate_matches("standard", "expert", seed=3, n=40, hands=True)
+    h = out["hands"].to_pandas()
+    rank = {r: i for i, r in enumerate(RANKS)}
+    seen_short = 0
+    for _, m in h.groupby("match_id"):
+        m = m.sort_values("hand_no")
+        rows = m.to_dict("records")
+        for a, b in zip(rows, rows[1:], strict=False):
+            team = a["dealer"] % 2 if a["winner"] == "dealer" else 1 - a["dealer"] % 2
+            key = f"level_team{team}"
+            assert rank[b[key]] - rank[a[key]] == a["levels_climbed"]
+            assert a["levels_climbed"] <= a["levels"]
+            seen_short += a["levels_climbed"] < a["levels"]
+    assert seen_short > 0  # must-play ranks and the end rank do stop climbs
+
+
+def test_hands_mode_levels_climbed_stops_at_the_end_rank():
+    t = H.simulate_hands("standard", "expert", seed=2, n=400, level="A").to_pandas()
+    assert (t["levels_climbed"] == 0).all() and (t["levels"] > 0).any()
+    t = H.simulate_hands("standard", "expert", seed=2, n=400, level="3").to_pandas()
+    assert (t["levels_climbed"] == t["levels"]).all()   # 4, 5 are not must-play ranks
+
+
+def test_bot_stream_batch_reproduces_runs_made_before_per_hand_streams():
+    """Random bots draw from the bots' stream: per hand now, per batch before 0.2 (kept so
+    old runs resume and replay identically); deterministic bots never draw."""
+    a = H.play_batch("standard", "random", 5, 0, 50, bot_stream="hand")["hands"]
+    b = H.play_batch("standard", "random", 5, 0, 50, bot_stream="batch")["hands"]
+    assert a.column("level").equals(b.column("level"))  # the deals are the same
+    assert a.column("trick_points") != b.column("trick_points")
+    e1 = H.play_batch("standard", "expert", 5, 0, 50, bot_stream="hand")["hands"]
+    e2 = H.play_batch("standard", "expert", 5, 0, 50, bot_stream="batch")["hands"]
+    assert e1.equals(e2)

@@ -197,9 +197,10 @@ def replay(trace: dict, rules) -> dict:
     side, n = reference.hand_levels(rules, total, overcalls)
     assert (side, n) == (result["winner"], result["levels"])
     assert result["next_dealer"] == reference.next_dealer(dealer, side)
-    # deal features: each seat's 25 cards under the trump fixed before the burial
-    first_trump = next(e for e in events[deal_at + 1 :] if e["type"] == "trump")["trump"]
-    ctx0 = reference.Context(rules, level=level, trump=first_trump)
+    # deal features: each seat's 25 cards under the final trump (after any 炒底)
+    trumps = [e for e in events[deal_at + 1 :] if e["type"] == "trump"]
+    ctx0 = reference.Context(rules, level=level, trump=trumps[-1]["trump"])
+    buries = [e for e in events[deal_at + 1 :] if e["type"] == "bury"]
     lv = RANKS.index(level)
     features = []
     for seat in range(4):
@@ -219,6 +220,9 @@ def replay(trace: dict, rules) -> dict:
     return {
         "dealer": dealer,
         "trump": trump,
+        "burier": buries[-1]["seat"],
+        "final_caller": trumps[-1]["declarer"],
+        "kitty_buried": _points(kitty.elements()),
         "kitty_dealt": kitty_dealt_points,
         "total": total,
         "features": features,
@@ -237,6 +241,9 @@ def _replay_batch(preset, bots, seed, n, **kw):
         assert s["total"] == row["defenders_total"]
         assert s["kitty_dealt"] == row["kitty_points_dealt"]
         assert (s["trump"] or "NT") == row["trump"]
+        assert s["burier"] == row["burier"]
+        assert s["final_caller"] == row["final_caller"]
+        assert s["kitty_buried"] == row["kitty_points_buried"]
         for seat, f in enumerate(s["features"]):
             for name, value in f.items():
                 assert row[f"{name}_{seat}"] == value, (name, seat, value, row)

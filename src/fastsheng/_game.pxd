@@ -4,7 +4,9 @@
 
 from fastsheng._bitboard cimport hand_t, u64, u8
 from fastsheng._bots cimport table_t
+from fastsheng._bots cimport trick_t
 from fastsheng._core cimport rules_t
+from fastsheng._declare cimport NSHOWCODES, decl_t
 from fastsheng._rng cimport rng_t
 
 ctypedef unsigned short u16
@@ -67,6 +69,9 @@ cdef struct hand_row_t:
     u8 next_dealer
     u8 level_team0            # levels of seats 0/2 and 1/3 before the hand (matches)
     u8 level_team1
+    u8 burier                 # seat that buried the final kitty (dealer, or the last 炒底 caller)
+    u8 final_caller           # seat whose call set the final trump (after 炒底), 255 = none
+    u8 levels_climbed         # levels the winner actually climbs (end rank, must-play ranks)
     u8 trumps[4]              # deal features of each seat's 25 cards under the final trump
     u8 pairs[4]
     u8 tractors[4]
@@ -132,6 +137,115 @@ cdef struct batch_t:
     double t_kitty            # burial and 炒底
     double t_tricks           # the tricks and the score
     int errors                # out: illegal plays met (always 0 unless a bot has a bug)
+    int legacy_bot_stream     # 1: one bot stream for the whole batch (runs made before 0.2);
+                              # 0: each hand (match) has its own, the jump of its deal stream
 
+
+# ---------------------------------------------------------------------------------------------
+# The game as a resumable state machine. `game_run` plays until a seat whose bit is set in
+# `external` must decide (returns 1; the decision is described by pend_*), or the hand is over
+# (returns 0). The caller supplies the decision (dec_ready, dec_choice / dec_cards) and calls
+# game_run again. With external = 0 it plays the whole hand: the simulator's loop IS this one.
+
+cdef enum:
+    PH_DEAL = 0              # dealing card by card, calls after every card
+    PH_CLOSE = 1             # the closing rounds of calls after the deal
+    PH_SETUP = 2             # (no decision) redeal, or trump and dealer fixed
+    PH_BURY = 3              # a seat buries 8 cards
+    PH_CHAODI = 4            # overcalls after burial
+    PH_PLAYSTART = 5         # (no decision) before the first lead
+    PH_LEAD = 6
+    PH_FOLLOW = 7
+    PH_DONE = 8
+
+    DEC_NONE = 0
+    DEC_DECLARE = 1          # choose an index into opts[0..nopt) or -1 (pass)
+    DEC_BURY = 2             # choose 8 cards of hands[seat] + kitty
+    DEC_LEAD = 3
+    DEC_FOLLOW = 4
+
+
+cdef struct game_t:
+    table_t t
+    batch_t* b
+    rng_t deal_rng            # the cards' stream: shuffles, dealer, level, kitty draws
+    rng_t bot_rng             # the bots' stream (so a deal does not depend on the bots)
+    rng_t* master             # the batch's stream: one sub-stream per hand (or match)
+    u8 deck[108]
+    hand_t kitty
+    decl_t decl
+    int n_shows
+    int n_chaodi
+    u64 declarable            # codes that can take part in a show (level cards, jokers)
+    int last_nopts            # shows the last seat asked could make
+    int trump
+    int trump_set
+    int tracing
+    u64 hand_id
+    # --- the state machine ---
+    int phase                 # PH_*
+    int external              # bit s: seat s decides outside C
+    int dec_ready             # the pending decision was supplied
+    int dec_choice            # DEC_DECLARE: index into opts, -1 pass
+    hand_t dec_cards          # DEC_BURY / DEC_LEAD / DEC_FOLLOW
+    int pend_kind             # DEC_*: what game_run stopped for
+    int pend_seat
+    int nopt                  # the shows offered (DEC_DECLARE)
+    int opts[NSHOWCODES]
+    int opt_acts[NSHOWCODES]
+    int asking                # a seat's options are prepared and its answer is due
+    hand_row_t* row
+    int level
+    int first
+    int called
+    int redeals
+    int di                    # PH_DEAL: cards dealt; dseat/dj: the seat dealt to, asks done
+    int dseat
+    int dj
+    int version
+    int seen[4]
+    int nopts[4]
+    int dirty[4]
+    int cseat                 # PH_CLOSE / PH_CHAODI: seat asked next, passes and asks so far
+    int passes
+    int asks
+    int bury_seat
+    int bury_return           # 0: the dealer's burial, 1: a 炒底 caller's (back to PH_CHAODI)
+    hand_t dealt[4]           # hands when calls closed (deal features under the final trump)
+    int final_caller
+    trick_t tr
+    int leader
+    int fi                    # PH_FOLLOW: index of the next play in the trick (1..3)
+    int tn
+    int failed
+    int att
+    hand_t attempt
+    int pen_total
+    int pen_stakes
+    int trick_pts
+    double t0
+    # --- matches ---
+    int m_lv[2]
+    int m_won[2]
+    int m_dealer
+    int m_hand_no
+    int m_first_hand
+    int m_winner
+    int m_capped
+    match_row_t* mrow
+
+
+# Start a hand (the deal stream and bot stream already seeded).
+cdef void hand_begin(game_t* g, int level, int dealer, int first_hand, hand_row_t* row) noexcept nogil
+# Play until an external seat must decide (1) or the hand is over (0).
+cdef int game_run(game_t* g) noexcept nogil
+# Hands mode: seed hand i's streams from the batch stream, draw its level and dealer, begin it.
+cdef void batch_hand_begin(game_t* g, long i) noexcept nogil
+# Matches mode: start match m / the match's next hand / after a hand (1: the match is over).
+cdef void match_begin(game_t* g, long m, match_row_t* mrow) noexcept nogil
+cdef int match_hand_begin(game_t* g) noexcept nogil
+cdef int match_hand_end(game_t* g) noexcept nogil
+# Apply the pending decision the way the C bot of `bot` would take it (bot stream drawn).
+cdef void bot_decide(game_t* g, int bot) noexcept nogil
 
 cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil

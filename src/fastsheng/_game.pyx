@@ -61,25 +61,6 @@ cdef enum:
     MAX_MATCH_HANDS = 65535
 
 
-cdef struct game_t:
-    table_t t
-    batch_t* b
-    rng_t deal_rng            # the cards' stream: shuffles, dealer, level, kitty draws
-    rng_t bot_rng             # the bots' stream (so a deal does not depend on the bots)
-    rng_t* master             # the batch's stream: one sub-stream per hand (or match)
-    u8 deck[108]
-    hand_t kitty
-    decl_t decl
-    int n_shows
-    int n_chaodi
-    u64 declarable            # codes that can take part in a show (level cards, jokers)
-    int last_nopts            # shows the last seat asked could make
-    int trump
-    int trump_set
-    int tracing
-    u64 hand_id
-
-
 # ---------------------------------------------------------------------------------------------
 # Trace
 
@@ -114,101 +95,173 @@ cdef inline int trump_of_code(int code) noexcept nogil:
     return NO_TRUMP if code >= SMALL_JOKER else code // 13
 
 
-cdef int ask(game_t* g, int seat, int dealt, int after_burial, int total_dealt) noexcept nogil:
-    """Offer `seat` the shows the rules allow now; apply the bot's choice. Returns the action
-    (DECL_NONE when the seat passed)."""
+cdef int ask_prepare(game_t* g, int seat) noexcept nogil:
+    """The shows the rules allow `seat` now, into g.opts / g.opt_acts. Returns how many."""
     cdef int avail[NSHOWCODES]
-    cdef int options[NSHOWCODES]
-    cdef int acts[NSHOWCODES]
-    cdef int n = 0, navail, i, choice, kind, denom, act, standing
+    cdef int n = 0, navail, i, act
     cdef hand_t h = g.t.hands[seat]
     g.last_nopts = 0
+    g.nopt = 0
     if (h.one & g.declarable) == 0:
-        return DECL_NONE
+        return 0
     navail = shows_available(&g.b.r, g.t.level, h, g.t.first_hand, avail)
     for i in range(navail):
         act = show_ok(&g.b.r, &g.decl, seat, show_code_kind(avail[i]), show_code_denom(avail[i]),
                       g.t.first_hand)
         if act != DECL_NONE:
-            options[n] = avail[i]
-            acts[n] = act
+            g.opts[n] = avail[i]
+            g.opt_acts[n] = act
             n += 1
     g.last_nopts = n
-    if n == 0:
+    g.nopt = n
+    return n
+
+
+cdef inline int standing_of(game_t* g) noexcept nogil:
+    return g.decl.seat if 0 <= g.decl.seat < 4 else -1
+
+
+cdef int ask_finish(game_t* g, int seat, int choice, int after_burial, int total_dealt) noexcept nogil:
+    """Apply `seat`'s choice among the prepared shows (-1: pass). Returns the action."""
+    cdef int kind, denom, act
+    if choice < 0 or choice >= g.nopt:
         return DECL_NONE
-    standing = g.decl.seat if 0 <= g.decl.seat < 4 else -1
-    choice = bot_declare(&g.t, seat, options, n, dealt, standing, after_burial)
-    if choice < 0 or choice >= n:
-        return DECL_NONE
-    kind = show_code_kind(options[choice])
-    denom = show_code_denom(options[choice])
-    show_apply(&g.decl, seat, kind, denom, acts[choice])
+    kind = show_code_kind(g.opts[choice])
+    denom = show_code_denom(g.opts[choice])
+    act = g.opt_acts[choice]
+    show_apply(&g.decl, seat, kind, denom, act)
     g.n_shows += 1
     tr_put(g, EV_CHAODI if after_burial else EV_SHOW)
     tr_put(g, seat)
     tr_put(g, total_dealt)
-    tr_put(g, acts[choice])
+    tr_put(g, act)
     tr_cards(g, show_hand(&g.b.r, g.t.level, kind, denom))
-    return acts[choice]
+    return act
 
 
-cdef bint deal_and_call(game_t* g, int first, int level, int first_hand) noexcept nogil:
-    """Shuffle, deal from `first` with calls after each card, then the closing rounds.
-    Returns True when some call stands."""
-    cdef int i, j, seat, s, passes, asks, version, act
-    cdef int seen[4]
-    cdef int nopts[4]
-    cdef int dirty[4]
+cdef inline bint waiting(game_t* g, int kind, int seat) noexcept nogil:
+    """True when `seat` decides outside C and its decision has not been supplied yet."""
+    if (g.external >> seat) & 1 and not g.dec_ready:
+        g.pend_kind = kind
+        g.pend_seat = seat
+        return True
+    return False
+
+
+cdef inline bint is_external(game_t* g, int seat) noexcept nogil:
+    if (g.external >> seat) & 1:
+        g.dec_ready = 0
+        g.pend_kind = DEC_NONE
+        return True
+    return False
+
+
+cdef int declare_choice(game_t* g, int seat, int dealt, int after_burial) noexcept nogil:
+    """The prepared question's answer: supplied from outside, or the seat's C bot's."""
+    if is_external(g, seat):
+        return g.dec_choice
+    return bot_declare(&g.t, seat, g.opts, g.nopt, dealt, standing_of(g), after_burial)
+
+
+cdef void deal_start(game_t* g) noexcept nogil:
+    """Shuffle and start dealing from g.first (a new deal of the hand)."""
+    cdef int i, s
     cdef table_t* t = &g.t
     for i in range(108):
         g.deck[i] = <u8>(i >> 1)
     rng_shuffle_u8(&g.deal_rng, g.deck, 108)
     for s in range(4):
         t.hands[s] = hand_empty()
-        seen[s] = -1
-        dirty[s] = 0
+        g.seen[s] = -1
+        g.dirty[s] = 0
+        g.nopts[s] = 0
     decl_reset(&g.decl)
     g.n_shows = 0
     g.declarable = (<u64>3) << SMALL_JOKER
     for s in range(4):
-        g.declarable |= (<u64>1) << (s * 13 + level)
+        g.declarable |= (<u64>1) << (s * 13 + g.level)
     tr_put(g, EV_DEAL)
-    tr_put(g, first)
+    tr_put(g, g.first)
     for i in range(108):
         tr_put(g, g.deck[i])
-    version = 0
-    for s in range(4):
-        nopts[s] = 0
-    for i in range(100):
-        seat = (first + i) & 3
-        t.hands[seat] = hand_add_card(t.hands[seat], g.deck[i])
+    g.version = 0
+    g.di = 0
+    g.dj = 4
+    g.asking = 0
+    g.phase = PH_DEAL
+
+
+cdef int run_deal(game_t* g) noexcept nogil:
+    """PH_DEAL: one card to each seat in turn; after every card every seat whose options may
+    have changed is asked (a show or a declarable card changes them). 1: waiting."""
+    cdef table_t* t = &g.t
+    cdef int s, act, seat, n
+    while True:
+        while g.dj < 4:
+            s = (g.dseat + g.dj) & 3
+            if not g.asking:
+                if not (g.dirty[s] or g.seen[s] != g.version):
+                    g.dj += 1
+                    continue
+                g.dirty[s] = 0
+                g.seen[s] = g.version
+                n = ask_prepare(g, s)
+                g.nopts[s] = n
+                if n == 0:
+                    g.dj += 1
+                    continue
+                g.asking = 1
+            if waiting(g, DEC_DECLARE, s):
+                return 1
+            act = ask_finish(g, s, declare_choice(g, s, hand_count(t.hands[s]), 0), 0, g.di)
+            g.asking = 0
+            if act != DECL_NONE:
+                g.version += 1
+                g.seen[s] = g.version
+            g.dj += 1
+        if g.di == 100:
+            break
+        seat = (g.first + g.di) & 3
+        t.hands[seat] = hand_add_card(t.hands[seat], g.deck[g.di])
         # a seat's options change only with a show or a declarable card; with none, no question
-        dirty[seat] = 1 if nopts[seat] > 0 or (g.declarable >> g.deck[i]) & 1 else 0
-        for j in range(4):
-            s = (seat + j) & 3
-            if dirty[s] or seen[s] != version:
-                dirty[s] = 0
-                seen[s] = version
-                act = ask(g, s, hand_count(t.hands[s]), 0, i + 1)
-                nopts[s] = g.last_nopts
-                if act != DECL_NONE:
-                    version += 1
-                    seen[s] = version
+        g.dirty[seat] = 1 if g.nopts[seat] > 0 or (g.declarable >> g.deck[g.di]) & 1 else 0
+        g.di += 1
+        g.dseat = seat
+        g.dj = 0
     g.kitty = hand_empty()
-    for i in range(100, 108):
-        g.kitty = hand_add_card(g.kitty, g.deck[i])
+    for s in range(100, 108):
+        g.kitty = hand_add_card(g.kitty, g.deck[s])
     if g.b.r.declaring_closes != CLOSES_DEAL:
-        passes = 0
-        asks = 0
-        seat = first
-        while passes < 4 and asks < 400:
-            if ask(g, seat, 25, 0, 100) != DECL_NONE:
-                passes = 0
-            else:
-                passes += 1
-            asks += 1
-            seat = (seat + 1) & 3
-    return 0 <= g.decl.seat < 4
+        g.phase = PH_CLOSE
+        g.passes = 0
+        g.asks = 0
+        g.cseat = g.first
+    else:
+        g.phase = PH_SETUP
+    return 0
+
+
+cdef int run_close(game_t* g) noexcept nogil:
+    """PH_CLOSE: after the deal, seats are asked in turn until four pass in a row."""
+    cdef int act
+    while g.passes < 4 and g.asks < 400:
+        act = DECL_NONE
+        if not g.asking:
+            if ask_prepare(g, g.cseat) > 0:
+                g.asking = 1
+        if g.asking:
+            if waiting(g, DEC_DECLARE, g.cseat):
+                return 1
+            act = ask_finish(g, g.cseat, declare_choice(g, g.cseat, 25, 0), 0, 100)
+            g.asking = 0
+        if act != DECL_NONE:
+            g.passes = 0
+        else:
+            g.passes += 1
+        g.asks += 1
+        g.cseat = (g.cseat + 1) & 3
+    g.phase = PH_SETUP
+    return 0
 
 
 cdef void fallback_trump(game_t* g, int level) noexcept nogil:
@@ -267,14 +320,81 @@ cdef void fallback_trump(game_t* g, int level) noexcept nogil:
             g.t.dealer = twin_holder
 
 
+cdef inline void profile_mark(game_t* g, double* acc) noexcept nogil:
+    cdef double t1
+    if g.b.profile:
+        t1 = now()
+        acc[0] += t1 - g.t0
+        g.t0 = t1
+
+
+cdef void run_setup(game_t* g) noexcept nogil:
+    """PH_SETUP: hand 1 with no call is dealt again; otherwise the dealer and trump are fixed
+    and the dealer takes the kitty."""
+    cdef table_t* t = &g.t
+    cdef const rules_t* r = &g.b.r
+    cdef hand_row_t* row = g.row
+    cdef int s
+    g.called = 0 <= g.decl.seat < 4
+    if not g.called and g.t.first_hand and g.redeals < MAX_REDEALS:
+        g.redeals += 1
+        tr_put(g, EV_REDEAL)
+        deal_start(g)
+        return
+    row.kitty_points_dealt = <u8>hand_points(&t.ctx, g.kitty)
+    if t.first_hand:
+        if r.hand1_dealer == H1_FINAL and g.called:
+            t.dealer = g.decl.seat
+        elif r.hand1_dealer == H1_FIRST and g.called:
+            t.dealer = g.decl.first_seat
+        else:
+            t.dealer = g.first
+    if g.called:
+        g.trump = decl_trump(&g.decl)
+        g.trump_set = SET_OVERCALL if g.decl.overcalls > 0 else SET_DECLARED
+        row.declarer = <u8>g.decl.seat
+        g.final_caller = g.decl.seat
+    else:
+        fallback_trump(g, g.level)
+        row.declarer = 255
+        g.final_caller = 255
+    ctx_init(&t.ctx, r, g.level, g.trump)
+    bots_prepare(t)
+    tr_put(g, EV_TRUMP)
+    tr_put(g, t.dealer)
+    tr_put(g, g.trump)
+    tr_put(g, g.trump_set)
+    tr_put(g, g.decl.seat if g.called else -1)
+    for s in range(4):
+        g.dealt[s] = t.hands[s]
+    profile_mark(g, &g.b.t_deal)
+    t.played = hand_empty()
+    for s in range(4):
+        t.played_by[s] = hand_empty()
+        t.void_mask[s] = 0
+    t.def_points = 0
+    t.tricks_done = 0
+    g.bury_seat = t.dealer
+    g.bury_return = 0
+    g.phase = PH_BURY
+
+
 # ---------------------------------------------------------------------------------------------
 # Kitty
 
-cdef void bury(game_t* g, int seat) noexcept nogil:
-    """`seat` adds the kitty to its hand and buries 8."""
+cdef int run_bury(game_t* g) noexcept nogil:
+    """PH_BURY: g.bury_seat adds the kitty to its hand and buries 8."""
     cdef table_t* t = &g.t
+    cdef const rules_t* r = &g.b.r
+    cdef int seat = g.bury_seat
     cdef hand_t full = hand_union(t.hands[seat], g.kitty)
-    cdef hand_t b = bot_bury(t, seat, full)
+    cdef hand_t b
+    if waiting(g, DEC_BURY, seat):
+        return 1
+    if is_external(g, seat):
+        b = g.dec_cards
+    else:
+        b = bot_bury(t, seat, full)
     if hand_count(b) != 8 or not hand_contains(full, b):
         g.b.errors += 1
         b = hand_empty()
@@ -288,20 +408,46 @@ cdef void bury(game_t* g, int seat) noexcept nogil:
     tr_put(g, EV_BURY)
     tr_put(g, seat)
     tr_cards(g, b)
+    if g.bury_return:
+        g.phase = PH_CHAODI
+    elif not t.first_hand and r.declaring_closes != CLOSES_DEAL and (
+            r.overcall_after_burial == OAB_YES or (
+                r.overcall_after_burial == OAB_IF_DECLARED and g.called)):
+        if not g.called:
+            decl_kitty(&g.decl, g.trump)
+        g.phase = PH_CHAODI
+        g.cseat = (t.dealer + 1) & 3
+        g.passes = 0
+        g.asks = 0
+        g.asking = 0
+    else:
+        g.phase = PH_PLAYSTART
+    return 0
 
 
-cdef void chaodi(game_t* g) noexcept nogil:
-    """Overcalls after burial (炒底, docs/rules.md §10.4)."""
-    cdef int seat = (g.t.dealer + 1) & 3, passes = 0, asks = 0, act
-    while passes < 3 and asks < 64:
-        asks += 1
-        act = ask(g, seat, 25, 1, 100)
+cdef int run_chaodi(game_t* g) noexcept nogil:
+    """PH_CHAODI: overcalls after burial (炒底, docs/rules.md §10.4); an overcaller buries."""
+    cdef int act, seat
+    while g.passes < 3 and g.asks < 64:
+        act = DECL_NONE
+        seat = g.cseat
+        if not g.asking:
+            g.asks += 1
+            if ask_prepare(g, seat) > 0:
+                g.asking = 1
+        if g.asking:
+            if waiting(g, DEC_DECLARE, seat):
+                return 1
+            act = ask_finish(g, seat, declare_choice(g, seat, 25, 1), 1, 100)
+            g.asking = 0
+        g.cseat = (seat + 1) & 3
         if act != DECL_NONE and act != DECL_OVERCALL:
-            passes = 0
+            g.passes = 0
         elif act == DECL_OVERCALL:
             g.n_chaodi += 1
             g.trump = decl_trump(&g.decl)
             g.trump_set = SET_OVERCALL
+            g.final_caller = seat
             ctx_init(&g.t.ctx, &g.b.r, g.t.level, g.trump)
             bots_prepare(&g.t)
             tr_put(g, EV_TRUMP)
@@ -309,11 +455,15 @@ cdef void chaodi(game_t* g) noexcept nogil:
             tr_put(g, g.trump)
             tr_put(g, g.trump_set)
             tr_put(g, seat)
-            bury(g, seat)
-            passes = 0
+            g.passes = 0
+            g.bury_seat = seat
+            g.bury_return = 1
+            g.phase = PH_BURY
+            return 0
         else:
-            passes += 1
-        seat = (seat + 1) & 3
+            g.passes += 1
+    g.phase = PH_PLAYSTART
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -334,219 +484,230 @@ cdef inline int codes_of(hand_t h, u8* out) noexcept nogil:
 
 
 cdef void deal_features(game_t* g, hand_row_t* row) noexcept nogil:
+    """Features of the hands as dealt (g.dealt), under the final trump."""
     cdef const table_t* t = &g.t
-    cdef unit_t units[MAXUNITS]
-    cdef int s, n, i, ntr
+    cdef int s
     cdef u64 lv = 0
     for s in range(4):
         lv |= (<u64>1) << (s * 13 + t.level)
     for s in range(4):
-        row.trumps[s] = <u8>hand_count(hand_mask(t.hands[s], t.ctx.suit_bb[TRUMP]))
-        row.pairs[s] = <u8>popcount(t.hands[s].two)
-        row.tractors[s] = <u8>count_tractors(&t.ctx, t.hands[s])
-        row.jokers[s] = <u8>hand_count(hand_mask(t.hands[s], (<u64>3) << SMALL_JOKER))
-        row.points[s] = <u8>hand_points(&t.ctx, t.hands[s])
-        row.level_cards[s] = <u8>hand_count(hand_mask(t.hands[s], lv))
+        row.trumps[s] = <u8>hand_count(hand_mask(g.dealt[s], t.ctx.suit_bb[TRUMP]))
+        row.pairs[s] = <u8>popcount(g.dealt[s].two)
+        row.tractors[s] = <u8>count_tractors(&t.ctx, g.dealt[s])
+        row.jokers[s] = <u8>hand_count(hand_mask(g.dealt[s], (<u64>3) << SMALL_JOKER))
+        row.points[s] = <u8>hand_points(&t.ctx, g.dealt[s])
+        row.level_cards[s] = <u8>hand_count(hand_mask(g.dealt[s], lv))
 
 
-cdef int play_hand(game_t* g, int level, int dealer, int first_hand, hand_row_t* row) noexcept nogil:
-    """Play one hand. `dealer`: the dealer of a later hand, or the seat dealt first in hand 1.
-    Fills `row`; returns 0, or -1 when no hand could be dealt (never in practice)."""
+cdef void hand_begin(game_t* g, int level, int dealer, int first_hand, hand_row_t* row) noexcept nogil:
+    """Start a hand. `dealer`: the dealer of a later hand, or the seat dealt first in hand 1."""
+    if g.b.profile:
+        g.t0 = now()
+    memset(row, 0, sizeof(hand_row_t))
+    g.row = row
+    g.level = level
+    g.first = dealer
+    g.redeals = 0
+    g.t.level = level
+    g.t.first_hand = first_hand
+    g.t.dealer = dealer
+    g.n_chaodi = 0
+    g.dec_ready = 0
+    g.pend_kind = DEC_NONE
+    deal_start(g)
+
+
+cdef void start_play(game_t* g) noexcept nogil:
+    """PH_PLAYSTART: the kitty is final; the dealer leads the first trick."""
+    g.row.kitty_points_buried = <u8>hand_points(&g.t.ctx, g.kitty)
+    deal_features(g, g.row)
+    profile_mark(g, &g.b.t_kitty)
+    g.leader = g.t.dealer
+    g.tr.shape.ncards = 0
+    g.tn = 0
+    g.pen_total = 0
+    g.pen_stakes = 0
+    g.trick_pts = 0
+    g.phase = PH_LEAD if g.t.hands[g.leader].one else PH_DONE
+
+
+cdef int run_lead(game_t* g) noexcept nogil:
+    """PH_LEAD: the leader leads; a throw is checked against the other hands (penalties)."""
     cdef table_t* t = &g.t
     cdef batch_t* b = g.b
     cdef const rules_t* r = &b.r
-    cdef int first = dealer, redeals = 0, called, i, s, leader, seat, w, wseat, pts, failed
-    cdef int att, tn = 0, pen_total = 0, defenders, total, side, levels, mult, bonus = 0
-    cdef int amount, trick_pts = 0, pen_stakes = 0
+    cdef trick_t* tr = &g.tr
+    cdef int leader = g.leader, i, amount
     cdef hand_t others[3]
-    cdef hand_t attempt, actual, p
-    cdef trick_t tr
-    cdef trick_row_t* trow
-    cdef u8 buf[32]
-
-    cdef double t0 = 0.0, t1 = 0.0
-    if b.profile:
-        t0 = now()
-    memset(row, 0, sizeof(hand_row_t))
-    t.level = level
-    t.first_hand = first_hand
-    t.dealer = dealer
-    g.n_chaodi = 0
-    # --- deal and calls (hand 1: redeal while nobody calls) ---
-    while True:
-        called = deal_and_call(g, first, level, first_hand)
-        if called or not first_hand or redeals >= MAX_REDEALS:
-            break
-        redeals += 1
-        tr_put(g, EV_REDEAL)
-    row.kitty_points_dealt = <u8>hand_points(&t.ctx, g.kitty)
-    # --- dealer and trump ---
-    if first_hand:
-        if r.hand1_dealer == H1_FINAL and called:
-            t.dealer = g.decl.seat
-        elif r.hand1_dealer == H1_FIRST and called:
-            t.dealer = g.decl.first_seat
-        else:
-            t.dealer = first
-    if called:
-        g.trump = decl_trump(&g.decl)
-        g.trump_set = SET_OVERCALL if g.decl.overcalls > 0 else SET_DECLARED
-        row.declarer = <u8>g.decl.seat
+    cdef hand_t attempt, actual
+    if waiting(g, DEC_LEAD, leader):
+        return 1
+    tr.leader = leader
+    tr.barred = 0
+    if is_external(g, leader):
+        attempt = g.dec_cards
     else:
-        fallback_trump(g, level)
-        row.declarer = 255
-    ctx_init(&t.ctx, r, level, g.trump)
-    bots_prepare(t)
-    tr_put(g, EV_TRUMP)
-    tr_put(g, t.dealer)
-    tr_put(g, g.trump)
-    tr_put(g, g.trump_set)
-    tr_put(g, g.decl.seat if called else -1)
-    deal_features(g, row)
-    if b.profile:
-        t1 = now()
-        b.t_deal += t1 - t0
-        t0 = t1
-    # --- kitty ---
-    t.played = hand_empty()
-    for s in range(4):
-        t.played_by[s] = hand_empty()
-        t.void_mask[s] = 0
-    t.def_points = 0
-    t.tricks_done = 0
-    bury(g, t.dealer)
-    if not first_hand and r.declaring_closes != CLOSES_DEAL:
-        if r.overcall_after_burial == OAB_YES or (
-                r.overcall_after_burial == OAB_IF_DECLARED and called):
-            if not called:
-                decl_kitty(&g.decl, g.trump)
-            chaodi(g)
-    row.kitty_points_buried = <u8>hand_points(&t.ctx, g.kitty)
-    if b.profile:
-        t1 = now()
-        b.t_kitty += t1 - t0
-        t0 = t1
-    # --- tricks ---
-    leader = t.dealer
-    tr.shape.ncards = 0
-    while t.hands[leader].one:
-        tr.leader = leader
-        tr.barred = 0
         attempt = bot_lead(t, leader)
-        if attempt.one == 0 or not hand_contains(t.hands[leader], attempt) or \
-                lead_shape(&t.ctx, attempt, &tr.shape) < 0:
-            b.errors += 1
-            attempt = hand_empty()
-            attempt = hand_add_card(attempt, lsb(t.hands[leader].one))
-            lead_shape(&t.ctx, attempt, &tr.shape)
-        for i in range(3):
-            others[i] = t.hands[(leader + 1 + i) & 3]
-        failed = 0
-        if tr.shape.kind == KIND_THROW:
-            actual = throw_check(&t.ctx, attempt, others, 3, &failed)
-            if failed:
-                lead_shape(&t.ctx, actual, &tr.shape)
+    if attempt.one == 0 or not hand_contains(t.hands[leader], attempt) or \
+            lead_shape(&t.ctx, attempt, &tr.shape) < 0:
+        b.errors += 1
+        attempt = hand_empty()
+        attempt = hand_add_card(attempt, lsb(t.hands[leader].one))
+        lead_shape(&t.ctx, attempt, &tr.shape)
+    for i in range(3):
+        others[i] = t.hands[(leader + 1 + i) & 3]
+    g.failed = 0
+    if tr.shape.kind == KIND_THROW:
+        actual = throw_check(&t.ctx, attempt, others, 3, &g.failed)
+        if g.failed:
+            lead_shape(&t.ctx, actual, &tr.shape)
+    else:
+        actual = attempt
+    g.attempt = attempt
+    g.att = hand_count(attempt)
+    if tr.shape.kind == KIND_THROW or g.failed:
+        g.row.throws += 1
+    if g.failed:
+        g.row.failed_throws += 1
+        if r.throw_penalty == PEN_PER_CARD:
+            amount = r.throw_penalty_points * (g.att - tr.shape.ncards)
+        elif r.throw_penalty == PEN_FLAT:
+            amount = r.throw_penalty_points
         else:
-            actual = attempt
-        att = hand_count(attempt)
-        if tr.shape.kind == KIND_THROW or failed:
-            row.throws += 1
-        if failed:
-            row.failed_throws += 1
-            if r.throw_penalty == PEN_PER_CARD:
-                amount = r.throw_penalty_points * (att - tr.shape.ncards)
-            elif r.throw_penalty == PEN_FLAT:
-                amount = r.throw_penalty_points
-            else:
-                amount = 0
-                if r.throw_penalty == PEN_HALF_STAKE:
-                    pen_stakes += 1
-            if (leader & 1) == (t.dealer & 1):
-                row.failed_throws_dealer += 1
-                pen_total += amount
-                if r.partner_no_trump_after_failed_throw:
-                    i = ((t.dealer + 2) - leader) & 3
-                    if i:
-                        tr.barred |= 1 << i
-            else:
-                pen_total -= amount
-        trick_start(&t.ctx, &tr, leader, actual, tr.barred)
-        t.hands[leader] = hand_minus(t.hands[leader], actual)
-        for i in range(1, 4):
-            seat = (leader + i) & 3
-            p = bot_follow(t, seat, &tr)
-            if b.check and not follow_ok(&t.ctx, &tr.shape, t.hands[seat], p):
-                b.errors += 1
-            if hand_count(p) != tr.shape.ncards or not hand_contains(t.hands[seat], p):
-                b.errors += 1
-                p = hand_empty()
-                while hand_count(p) < tr.shape.ncards:
-                    p = hand_add_card(p, lsb(hand_minus(t.hands[seat], p).one))
-            trick_add(&t.ctx, &tr, p)
-            t.hands[seat] = hand_minus(t.hands[seat], p)
-        w = tr.win
-        if b.check and w != trick_winner(&t.ctx, tr.plays, 4, tr.barred):
-            b.errors += 1
-            w = trick_winner(&t.ctx, tr.plays, 4, tr.barred)
-        wseat = (leader + w) & 3
-        pts = 0
+            amount = 0
+            if r.throw_penalty == PEN_HALF_STAKE:
+                g.pen_stakes += 1
+        if (leader & 1) == (t.dealer & 1):
+            g.row.failed_throws_dealer += 1
+            g.pen_total += amount
+            if r.partner_no_trump_after_failed_throw:
+                i = ((t.dealer + 2) - leader) & 3
+                if i:
+                    tr.barred |= 1 << i
+        else:
+            g.pen_total -= amount
+    trick_start(&t.ctx, tr, leader, actual, tr.barred)
+    t.hands[leader] = hand_minus(t.hands[leader], actual)
+    g.fi = 1
+    g.phase = PH_FOLLOW
+    return 0
+
+
+cdef void record_trick(game_t* g, int wseat, int pts) noexcept nogil:
+    cdef batch_t* b = g.b
+    cdef trick_t* tr = &g.tr
+    cdef trick_row_t* trow
+    cdef int s, i
+    if b.tricks != NULL:
+        if b.ntricks < b.tricks_cap and b.ncodes + 4 * tr.shape.ncards <= b.codes_cap:
+            trow = &b.tricks[b.ntricks]
+            b.ntricks += 1
+            trow.hand_id = g.hand_id
+            trow.codes_at = <u32>b.ncodes
+            trow.trick_no = <u8>g.tn
+            trow.leader = <u8>g.leader
+            trow.ncards = <u8>tr.shape.ncards
+            trow.attempted = <u8>g.att
+            trow.winner = <u8>wseat
+            trow.points = <u8>pts
+            trow.lead_kind = <u8>tr.shape.kind
+            trow.failed = <u8>g.failed
+            for s in range(4):
+                b.ncodes += codes_of(tr.plays[(s - g.leader) & 3], b.codes + b.ncodes)
+        else:
+            b.overflow = 1
+    if g.tracing:
+        tr_put(g, EV_TRICK)
+        tr_put(g, g.leader)
+        tr_cards(g, g.attempt)
+        tr_put(g, g.failed)
         for i in range(4):
-            seat = (leader + i) & 3
-            pts += points_of(tr.plays[i])
-            t.played = hand_union(t.played, tr.plays[i])
-            t.played_by[seat] = hand_union(t.played_by[seat], tr.plays[i])
-            if i and hand_count(hand_mask(tr.plays[i], t.ctx.suit_bb[tr.shape.eff])) < \
-                    tr.shape.ncards:
-                t.void_mask[seat] |= 1 << tr.shape.eff
-        if (wseat & 1) != (t.dealer & 1):
-            trick_pts += pts
-            t.def_points += pts
-        t.tricks_done += 1
-        # --- records ---
-        if b.tricks != NULL:
-            if b.ntricks < b.tricks_cap and b.ncodes + 4 * tr.shape.ncards <= b.codes_cap:
-                trow = &b.tricks[b.ntricks]
-                b.ntricks += 1
-                trow.hand_id = g.hand_id
-                trow.codes_at = <u32>b.ncodes
-                trow.trick_no = <u8>tn
-                trow.leader = <u8>leader
-                trow.ncards = <u8>tr.shape.ncards
-                trow.attempted = <u8>att
-                trow.winner = <u8>wseat
-                trow.points = <u8>pts
-                trow.lead_kind = <u8>tr.shape.kind
-                trow.failed = <u8>failed
-                for s in range(4):
-                    b.ncodes += codes_of(tr.plays[(s - leader) & 3], b.codes + b.ncodes)
-            else:
-                b.overflow = 1
-        if g.tracing:
-            tr_put(g, EV_TRICK)
-            tr_put(g, leader)
-            tr_cards(g, attempt)
-            tr_put(g, failed)
-            for i in range(4):
-                tr_cards(g, tr.plays[i])
-            tr_put(g, wseat)
-            tr_put(g, pts)
-        tn += 1
-        leader = wseat
-    # --- score ---
-    defenders = 1 - (t.dealer & 1)
-    row.n_tricks = <u8>tn
-    row.last_winner = <u8>leader
-    row.last_lead_kind = <u8>tr.shape.kind
-    mult = kitty_mult(&t.ctx, &tr.shape)
+            tr_cards(g, tr.plays[i])
+        tr_put(g, wseat)
+        tr_put(g, pts)
+
+
+cdef int run_follow(game_t* g) noexcept nogil:
+    """PH_FOLLOW: the three others follow in turn; then the trick is scored and recorded."""
+    cdef table_t* t = &g.t
+    cdef batch_t* b = g.b
+    cdef trick_t* tr = &g.tr
+    cdef int seat, w, wseat, pts, i
+    cdef hand_t p
+    while g.fi < 4:
+        seat = (g.leader + g.fi) & 3
+        if waiting(g, DEC_FOLLOW, seat):
+            return 1
+        if is_external(g, seat):
+            p = g.dec_cards
+        else:
+            p = bot_follow(t, seat, tr)
+        if b.check and not follow_ok(&t.ctx, &tr.shape, t.hands[seat], p):
+            b.errors += 1
+        if hand_count(p) != tr.shape.ncards or not hand_contains(t.hands[seat], p):
+            b.errors += 1
+            p = hand_empty()
+            while hand_count(p) < tr.shape.ncards:
+                p = hand_add_card(p, lsb(hand_minus(t.hands[seat], p).one))
+        trick_add(&t.ctx, tr, p)
+        t.hands[seat] = hand_minus(t.hands[seat], p)
+        g.fi += 1
+    w = tr.win
+    if b.check and w != trick_winner(&t.ctx, tr.plays, 4, tr.barred):
+        b.errors += 1
+        w = trick_winner(&t.ctx, tr.plays, 4, tr.barred)
+    wseat = (g.leader + w) & 3
+    pts = 0
+    for i in range(4):
+        seat = (g.leader + i) & 3
+        pts += points_of(tr.plays[i])
+        t.played = hand_union(t.played, tr.plays[i])
+        t.played_by[seat] = hand_union(t.played_by[seat], tr.plays[i])
+        if i and hand_count(hand_mask(tr.plays[i], t.ctx.suit_bb[tr.shape.eff])) < \
+                tr.shape.ncards:
+            t.void_mask[seat] |= 1 << tr.shape.eff
+    if (wseat & 1) != (t.dealer & 1):
+        g.trick_pts += pts
+        t.def_points += pts
+    t.tricks_done += 1
+    record_trick(g, wseat, pts)
+    g.tn += 1
+    g.leader = wseat
+    g.phase = PH_LEAD if t.hands[wseat].one else PH_DONE
+    return 0
+
+
+cdef int climb(const rules_t* r, int rank, int n, int won) noexcept nogil:
+    """`rank` moved up n levels, stopping at the end rank and at unplayed must-play ranks."""
+    cdef int i
+    for i in range(n):
+        if rank >= r.end_rank:
+            break
+        if (r.must_play_mask >> rank) & 1 and not (won >> rank) & 1:
+            break
+        rank += 1
+    return rank
+
+
+cdef void score_hand(game_t* g) noexcept nogil:
+    """The last trick's kitty bonus, the defenders' total, the level table, the next dealer."""
+    cdef table_t* t = &g.t
+    cdef const rules_t* r = &g.b.r
+    cdef hand_row_t* row = g.row
+    cdef int defenders = 1 - (t.dealer & 1), mult, bonus = 0, total, side, levels
+    row.n_tricks = <u8>g.tn
+    row.last_winner = <u8>g.leader
+    row.last_lead_kind = <u8>g.tr.shape.kind
+    mult = kitty_mult(&t.ctx, &g.tr.shape)
     row.kitty_mult = <u8>mult
-    if (leader & 1) == defenders:
+    if (g.leader & 1) == defenders:
         row.kitty_captured = 1
         bonus = hand_points(&t.ctx, g.kitty) * mult
-    row.trick_points = <short>trick_pts
+    row.trick_points = <short>g.trick_pts
     row.kitty_bonus = <short>bonus
-    row.penalty = <short>pen_total
-    row.penalty_stakes = <u8>pen_stakes
-    total = trick_pts + bonus + pen_total
+    row.penalty = <short>g.pen_total
+    row.penalty_stakes = <u8>g.pen_stakes
+    total = g.trick_pts + bonus + g.pen_total
     if total < 0:
         total = 0
     row.defenders_total = <short>total
@@ -561,124 +722,221 @@ cdef int play_hand(game_t* g, int level, int dealer, int first_hand, hand_row_t*
         row.stake = <unsigned short>(1 << (g.decl.overcalls if g.decl.overcalls < 15 else 15))
     row.winner = <u8>side
     row.levels = <u8>levels
+    # hands mode: the winner climbs from the hand's level, which counts as played (a later
+    # must-play rank stops it); matches mode overwrites this with the match's real climb
+    row.levels_climbed = <u8>(climb(r, g.level, levels, 1 << g.level) - g.level)
     row.next_dealer = <u8>((t.dealer + 2) & 3 if side == 0 else (t.dealer + 1) & 3)
-    row.level = <u8>level
+    row.level = <u8>g.level
     row.dealer = <u8>t.dealer
-    row.first_seat = <u8>first
+    row.first_seat = <u8>g.first
     row.trump = <u8>g.trump
     row.trump_set = <u8>g.trump_set
+    row.burier = <u8>t.burier
+    row.final_caller = <u8>g.final_caller
     row.n_shows = <u8>(g.n_shows if g.n_shows < 255 else 255)
     row.n_overcalls = <u8>(g.decl.overcalls if g.decl.overcalls < 255 else 255)
     row.n_chaodi = <u8>g.n_chaodi
-    row.n_redeals = <u8>redeals
+    row.n_redeals = <u8>g.redeals
     if g.tracing:
         tr_put(g, EV_RESULT)
-        tr_put(g, trick_pts)
+        tr_put(g, g.trick_pts)
         tr_put(g, mult)
         tr_put(g, bonus)
-        tr_put(g, pen_total)
+        tr_put(g, g.pen_total)
         tr_put(g, total)
         tr_put(g, side)
         tr_put(g, levels)
         tr_put(g, row.next_dealer)
         tr_put(g, EV_END)
-    if b.profile:
-        b.t_tricks += now() - t0
-    return 0
+    profile_mark(g, &g.b.t_tricks)
+
+
+cdef int game_run(game_t* g) noexcept nogil:
+    while True:
+        if g.phase == PH_DEAL:
+            if run_deal(g):
+                return 1
+        elif g.phase == PH_CLOSE:
+            if run_close(g):
+                return 1
+        elif g.phase == PH_SETUP:
+            run_setup(g)
+        elif g.phase == PH_BURY:
+            if run_bury(g):
+                return 1
+        elif g.phase == PH_CHAODI:
+            if run_chaodi(g):
+                return 1
+        elif g.phase == PH_PLAYSTART:
+            start_play(g)
+            if g.phase == PH_DONE:
+                score_hand(g)
+                return 0
+        elif g.phase == PH_LEAD:
+            if run_lead(g):
+                return 1
+        elif g.phase == PH_FOLLOW:
+            if run_follow(g):
+                return 1
+            if g.phase == PH_DONE:
+                score_hand(g)
+                return 0
+        else:
+            return 0
+
+
+cdef void bot_decide(game_t* g, int bot) noexcept nogil:
+    """Supply the pending decision as the C bot `bot` would take it (drawing from the game's
+    bot stream exactly as the simulator does)."""
+    cdef table_t* t = &g.t
+    cdef int seat = g.pend_seat, saved = t.bots[seat], dealt
+    t.bots[seat] = bot
+    if g.pend_kind == DEC_DECLARE:
+        dealt = hand_count(t.hands[seat]) if g.phase == PH_DEAL else 25
+        g.dec_choice = bot_declare(t, seat, g.opts, g.nopt, dealt, standing_of(g),
+                                   1 if g.phase == PH_CHAODI else 0)
+    elif g.pend_kind == DEC_BURY:
+        g.dec_cards = bot_bury(t, seat, hand_union(t.hands[seat], g.kitty))
+    elif g.pend_kind == DEC_LEAD:
+        g.dec_cards = bot_lead(t, seat)
+    elif g.pend_kind == DEC_FOLLOW:
+        g.dec_cards = bot_follow(t, seat, &g.tr)
+    t.bots[seat] = saved
+    g.dec_ready = 1
 
 
 # ---------------------------------------------------------------------------------------------
-# Matches
+# Matches and batches
 
-cdef int advance(const rules_t* r, int rank, int n, int won) noexcept nogil:
-    """`rank` moved up n levels, stopping at the end rank and at unplayed must-play ranks."""
-    cdef int i
-    for i in range(n):
-        if rank >= r.end_rank:
-            break
-        if (r.must_play_mask >> rank) & 1 and not (won >> rank) & 1:
-            break
-        rank += 1
-    return rank
+cdef inline void seed_streams(game_t* g) noexcept nogil:
+    """A new deal stream from the batch stream; the bots' stream is its jump (2^128 draws
+    ahead), so paired deals stay paired whatever the bots draw, and a hand (match) can be
+    replayed alone."""
+    rng_split(g.master, &g.deal_rng)
+    if not g.b.legacy_bot_stream:
+        g.bot_rng = g.deal_rng
+        rng_jump(&g.bot_rng)
+
+
+cdef void batch_hand_begin(game_t* g, long i) noexcept nogil:
+    cdef batch_t* b = g.b
+    cdef int level, dealer
+    seed_streams(g)
+    level = b.level if b.level >= 0 else rng_below(&g.deal_rng, 13)
+    dealer = rng_below(&g.deal_rng, 4)
+    g.hand_id = b.id_base + <u64>i
+    g.tracing = b.trace_item == -2 or b.trace_item == i
+    if b.trace_item == -2 and b.trace_at != NULL:
+        b.trace_at[b.nhands] = <u32>b.trace_len
+    hand_begin(g, level, dealer, b.first_hand, &b.hands[b.nhands])
+
+
+cdef void match_begin(game_t* g, long m, match_row_t* mrow) noexcept nogil:
+    cdef const rules_t* r = &g.b.r
+    g.m_lv[0] = r.start_rank
+    g.m_lv[1] = r.start_rank
+    g.m_won[0] = 0
+    g.m_won[1] = 0
+    g.m_hand_no = 0
+    g.m_first_hand = 1
+    g.m_winner = -1
+    g.m_capped = 0
+    g.mrow = mrow
+    seed_streams(g)
+    g.m_dealer = rng_below(&g.deal_rng, 4)
+    mrow.match_id = g.b.id_base + <u64>m
+    mrow.first_hand_id = mrow.match_id * 65536 + 1
+
+
+cdef int match_hand_begin(game_t* g) noexcept nogil:
+    """Begin the match's next hand; -1 when the hand rows ran out (overflow)."""
+    cdef batch_t* b = g.b
+    cdef long m = <long>(g.mrow.match_id - b.id_base)
+    if b.nhands >= b.hands_cap:
+        b.overflow = 1
+        return -1
+    g.m_hand_no += 1
+    b.nhands += 1
+    g.hand_id = g.mrow.match_id * 65536 + <u64>g.m_hand_no
+    g.tracing = b.trace_item == -2 or (b.trace_item == m and b.trace_hand_no == g.m_hand_no)
+    if b.trace_item == -2 and b.trace_at != NULL:
+        b.trace_at[b.nhands - 1] = <u32>b.trace_len
+    hand_begin(g, g.m_lv[g.m_dealer & 1] if not g.m_first_hand else b.r.start_rank,
+               g.m_dealer, g.m_first_hand, &b.hands[b.nhands - 1])
+    return 0
+
+
+cdef int match_hand_end(game_t* g) noexcept nogil:
+    """The levels after the hand just played; 1 when the match is over."""
+    cdef batch_t* b = g.b
+    cdef const rules_t* r = &b.r
+    cdef hand_row_t* row = g.row
+    cdef match_row_t* mrow = g.mrow
+    cdef int dteam, side, before
+    row.hand_id = g.hand_id
+    row.match_id = mrow.match_id
+    row.hand_no = <unsigned short>g.m_hand_no
+    row.level_team0 = <u8>g.m_lv[0]
+    row.level_team1 = <u8>g.m_lv[1]
+    if g.m_first_hand:
+        mrow.first_dealer = row.dealer
+    g.m_first_hand = 0
+    dteam = row.dealer & 1
+    side = dteam if row.winner == 0 else 1 - dteam
+    before = g.m_lv[side]
+    if row.winner == 0:
+        if g.m_lv[dteam] >= r.end_rank:
+            g.m_winner = dteam
+        g.m_won[dteam] |= 1 << g.m_lv[dteam]
+    g.m_lv[side] = climb(r, g.m_lv[side], row.levels, g.m_won[side])
+    row.levels_climbed = <u8>(g.m_lv[side] - before)
+    g.m_dealer = row.next_dealer
+    if g.m_winner < 0 and ((r.hand_cap > 0 and g.m_hand_no >= r.hand_cap) or
+                           g.m_hand_no >= MAX_MATCH_HANDS):
+        g.m_capped = 1
+        if g.m_lv[0] != g.m_lv[1]:
+            g.m_winner = 0 if g.m_lv[0] > g.m_lv[1] else 1
+        elif r.cap_tie == TIE_DEALER:
+            g.m_winner = g.m_dealer & 1
+        else:
+            g.m_winner = 2
+    if g.m_winner < 0:
+        return 0
+    mrow.hands = <unsigned short>g.m_hand_no
+    mrow.winner = <u8>g.m_winner
+    mrow.level_team0 = <u8>g.m_lv[0]
+    mrow.level_team1 = <u8>g.m_lv[1]
+    mrow.capped = <u8>g.m_capped
+    return 1
 
 
 cdef int play_match(game_t* g, long m, match_row_t* mrow) noexcept nogil:
     """Play match m of the batch; returns -1 when the hand rows ran out (overflow)."""
     cdef batch_t* b = g.b
-    cdef const rules_t* r = &b.r
-    cdef int lv[2]
-    cdef int won[2]
-    cdef int dealer, hand_no = 0, dteam, winner = -1, capped = 0, first_hand = 1
-    cdef hand_row_t* row
-    lv[0] = r.start_rank
-    lv[1] = r.start_rank
-    won[0] = 0
-    won[1] = 0
-    rng_split(g.master, &g.deal_rng)
-    dealer = rng_below(&g.deal_rng, 4)
-    mrow.match_id = b.id_base + <u64>m
-    mrow.first_hand_id = mrow.match_id * 65536 + 1
-    while winner < 0:
-        if b.nhands >= b.hands_cap:
-            b.overflow = 1
+    match_begin(g, m, mrow)
+    while True:
+        if match_hand_begin(g) < 0:
             return -1
-        hand_no += 1
-        row = &b.hands[b.nhands]
-        b.nhands += 1
-        g.hand_id = mrow.match_id * 65536 + <u64>hand_no
-        g.tracing = b.trace_item == -2 or (b.trace_item == m and b.trace_hand_no == hand_no)
-        if b.trace_item == -2 and b.trace_at != NULL:
-            b.trace_at[b.nhands - 1] = <u32>b.trace_len
-        play_hand(g, lv[dealer & 1] if not first_hand else r.start_rank, dealer, first_hand, row)
-        row.hand_id = g.hand_id
-        row.match_id = mrow.match_id
-        row.hand_no = <unsigned short>hand_no
-        row.level_team0 = <u8>lv[0]
-        row.level_team1 = <u8>lv[1]
-        if first_hand:
-            mrow.first_dealer = row.dealer
-        first_hand = 0
+        game_run(g)
         if g.tracing and b.trace_item >= 0:
+            g.row.hand_id = g.hand_id
+            g.row.match_id = mrow.match_id
+            g.row.hand_no = <unsigned short>g.m_hand_no
+            g.row.level_team0 = <u8>g.m_lv[0]
+            g.row.level_team1 = <u8>g.m_lv[1]
             return 0
-        dteam = row.dealer & 1
-        if row.winner == 0:
-            if lv[dteam] >= r.end_rank:
-                winner = dteam
-            won[dteam] |= 1 << lv[dteam]
-            lv[dteam] = advance(r, lv[dteam], row.levels, won[dteam])
-        else:
-            lv[1 - dteam] = advance(r, lv[1 - dteam], row.levels, won[1 - dteam])
-        dealer = row.next_dealer
-        if winner < 0 and ((r.hand_cap > 0 and hand_no >= r.hand_cap) or
-                           hand_no >= MAX_MATCH_HANDS):
-            capped = 1
-            if lv[0] != lv[1]:
-                winner = 0 if lv[0] > lv[1] else 1
-            elif r.cap_tie == TIE_DEALER:
-                winner = dealer & 1
-            else:
-                winner = 2
-    mrow.hands = <unsigned short>hand_no
-    mrow.winner = <u8>winner
-    mrow.level_team0 = <u8>lv[0]
-    mrow.level_team1 = <u8>lv[1]
-    mrow.capped = <u8>capped
-    return 0
+        if match_hand_end(g):
+            return 0
 
 
-# ---------------------------------------------------------------------------------------------
-# The batch
-
-cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil:
-    cdef game_t g
-    cdef long i
-    cdef int level, dealer
-    memset(&g, 0, sizeof(game_t))
+cdef void game_init(game_t* g, batch_t* b, rng_t* rng) noexcept nogil:
+    cdef int i
+    memset(g, 0, sizeof(game_t))
     g.b = b
-    # two streams: `rng` hands out one sub-stream per hand (or match) for the cards; its jump
-    # (2^128 draws ahead) drives the bots. Paired deals stay paired whatever the bots draw.
-    g.bot_rng = rng[0]
-    rng_jump(&g.bot_rng)
+    if b.legacy_bot_stream:
+        # before 0.2: one bot stream for the batch, the jump of the batch stream
+        g.bot_rng = rng[0]
+        rng_jump(&g.bot_rng)
     g.t.rng = &g.bot_rng
     g.master = rng
     for i in range(4):
@@ -689,19 +947,19 @@ cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil:
     b.trace_len = 0
     b.overflow = 0
     b.errors = 0
+
+
+cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil:
+    cdef game_t g
+    cdef long i
+    game_init(&g, b, rng)
     for i in range(b.size):
         if b.mode == 0:
             if b.nhands >= b.hands_cap:
                 b.overflow = 1
                 return -1
-            rng_split(rng, &g.deal_rng)
-            level = b.level if b.level >= 0 else rng_below(&g.deal_rng, 13)
-            dealer = rng_below(&g.deal_rng, 4)
-            g.hand_id = b.id_base + <u64>i
-            g.tracing = b.trace_item == -2 or b.trace_item == i
-            if b.trace_item == -2 and b.trace_at != NULL:
-                b.trace_at[b.nhands] = <u32>b.trace_len
-            play_hand(&g, level, dealer, b.first_hand, &b.hands[b.nhands])
+            batch_hand_begin(&g, i)
+            game_run(&g)
             b.hands[b.nhands].hand_id = g.hand_id
             b.nhands += 1
         else:
@@ -729,7 +987,7 @@ cdef inline void* _ptr(unsigned char[::1] v) noexcept:
 
 def _run(rules_fields, bots, int mode, int level, int first_hand, unsigned long long id_base,
          int size, hands, matches, tricks, codes, int trace_item, int trace_hand_no, trace,
-         trace_at, state, int check, int profile=0):
+         trace_at, state, int check, int profile=0, int legacy_bot_stream=0):
     """Play one batch into the given arrays (raw bytes views of numpy arrays) with ONE nogil
     call. `state`: the 4 uint64 words of the RNG. Returns the counts written."""
     cdef batch_t b
@@ -764,6 +1022,7 @@ def _run(rules_fields, bots, int mode, int level, int first_hand, unsigned long 
     b.trace_at = <u32*>_ptr(tav)
     b.check = check
     b.profile = profile
+    b.legacy_bot_stream = legacy_bot_stream
     rng.s[0] = state[0]
     rng.s[1] = state[1]
     rng.s[2] = state[2]

@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 
+# how the bots' random stream is seeded: per hand (0.2 on) or per batch (runs made before)
+BOT_STREAMS = ("hand", "batch")
 TRUMP_NAMES = ("S", "H", "C", "D", "NT")
 TRUMP_SET_NAMES = ("declared", "overcall", "kitty", "none")
 KIND_NAMES = ("single", "pair", "tractor", "throw")
@@ -83,6 +85,9 @@ _HAND_FIELDS = [
     ("next_dealer", "u1"),
     ("level_team0", "u1"),
     ("level_team1", "u1"),
+    ("burier", "u1"),
+    ("final_caller", "u1"),
+    ("levels_climbed", "u1"),
     ("trumps", "u1", (4,)),
     ("pairs", "u1", (4,)),
     ("tractors", "u1", (4,)),
@@ -139,7 +144,11 @@ HAND_COLUMNS: dict[str, str] = {
     "level": "dictionary string: the hand's level rank 2..A",
     "dealer": "uint8: dealer seat 0..3",
     "first_seat": "uint8: seat that received the first card",
-    "declarer": "uint8, null when nobody called: seat of the standing call when calls closed",
+    "declarer": "uint8, null when nobody called: seat of the standing call when calls closed "
+    "(before any 炒底)",
+    "final_caller": "uint8, null when trump was not called: seat whose call set the final trump "
+    "(the last 炒底 overcaller, else the declarer)",
+    "burier": "uint8: seat that buried the final kitty (the dealer, or the last 炒底 overcaller)",
     "trump": "dictionary string: S, H, C, D or NT",
     "trump_set": "dictionary string: declared, overcall, kitty (fallback from the kitty), none "
     "(no call and the no_trump fallback)",
@@ -149,7 +158,7 @@ HAND_COLUMNS: dict[str, str] = {
     "n_redeals": "uint8: redeals because nobody called in a hand 1",
     "stake": "uint16: stake multiplier (2^overcalls with overcall_bonus = stake, else 1)",
     "kitty_points_dealt": "uint8: points in the kitty as dealt",
-    "kitty_points_buried": "uint8: points in the kitty as finally buried",
+    "kitty_points_buried": "uint8: points in the final kitty (buried by `burier`)",
     "trick_points": "int16: the defenders' points from tricks",
     "n_tricks": "uint8: tricks played",
     "last_winner": "uint8: seat that won the last trick",
@@ -164,7 +173,11 @@ HAND_COLUMNS: dict[str, str] = {
     "penalty_stakes": "uint8: half-stake penalties recorded (throw_penalty = half_stake)",
     "defenders_total": "int16: trick points + kitty bonus + penalty, at least 0",
     "winner": "dictionary string: dealer (the dealer side advances) or defenders (take over)",
-    "levels": "uint8: levels gained by the winner (overcall bonus included)",
+    "levels": "uint8: the level table's value for the winner (overcall bonus included), before "
+    "the end rank and must-play ranks stop a climb",
+    "levels_climbed": "uint8: levels the winner actually climbs: matches mode, the match's "
+    "real climb; hands mode, climbing from the hand's level (counted as played), stopped by the "
+    "end rank and later must-play ranks",
     "bonus_levels": "uint8: of which from overcalls (overcall_bonus = level)",
     "next_dealer": "uint8: dealer of the next hand",
     **{
@@ -272,6 +285,7 @@ def _run(
     trace_hand_no: int = 0,
     check: bool = False,
     profile: bool = False,
+    bot_stream: str = "hand",
 ):
     fields = rules.core_fields()
     bot_ids = [BOT_INDEX[n] for n in names]
@@ -314,6 +328,7 @@ def _run(
             state,
             int(check),
             int(profile),
+            int(bot_stream == "batch"),
         )
         if not out["overflow"]:
             break
@@ -376,6 +391,10 @@ def _hands_table(rows: np.ndarray, batch: int, rules: Rules, names, matches_mode
             "dealer": pa.array(rows["dealer"]),
             "first_seat": pa.array(rows["first_seat"]),
             "declarer": pa.array(declarer, pa.uint8(), mask=declarer == 255),
+            "final_caller": pa.array(
+                rows["final_caller"], pa.uint8(), mask=rows["final_caller"] == 255
+            ),
+            "burier": pa.array(rows["burier"]),
             "trump": _dict_col(rows["trump"], TRUMP_NAMES),
             "trump_set": _dict_col(rows["trump_set"], TRUMP_SET_NAMES),
             "n_shows": pa.array(rows["n_shows"]),
@@ -400,6 +419,7 @@ def _hands_table(rows: np.ndarray, batch: int, rules: Rules, names, matches_mode
             "defenders_total": pa.array(rows["defenders_total"]),
             "winner": _dict_col(rows["winner"], SIDE_NAMES),
             "levels": pa.array(rows["levels"]),
+            "levels_climbed": pa.array(rows["levels_climbed"]),
             "bonus_levels": pa.array(rows["bonus_levels"]),
             "next_dealer": pa.array(rows["next_dealer"]),
         }
@@ -493,6 +513,7 @@ def play_batch(
     first_hand: bool = False,
     check: bool = False,
     batch_size: int | None = None,
+    bot_stream: str = "hand",
 ) -> dict[str, pa.Table]:
     """Play batch `batch` of a run: `size` hands (or matches with ``mode="matches"``).
 
@@ -503,8 +524,12 @@ def play_batch(
     "traces" table (hand_id, ..., events: the raw event codes of every hand; `decode_traces`
     turns it into the dicts of `trace_hand`). `batch_size`: the run's batch size when this is
     its truncated last batch (`size` < `batch_size`): rows are numbered as in the full batch,
-    whose first `size` hands (matches) they are.
+    whose first `size` hands (matches) they are. `bot_stream`: "hand" (each hand, or match, has
+    its own bot stream: the jump of its deal stream) or "batch" (one bot stream per batch, as
+    runs made before fastsheng 0.2 drew it; only random bots draw, so only they differ).
     """
+    if bot_stream not in BOT_STREAMS:
+        raise ValueError(f"bot_stream must be one of {BOT_STREAMS}, not {bot_stream!r}")
     size = _positive("size", size)
     full = size if batch_size is None else _positive("batch_size", batch_size)
     if size > full:
@@ -512,7 +537,8 @@ def play_batch(
     if mode not in ("hands", "matches"):
         raise ValueError(f"mode must be 'hands' or 'matches', not {mode!r}")
     return _play_sized(
-        rules, bots, seed, batch, full, size, mode, level, tricks, first_hand, check, trace
+        rules, bots, seed, batch, full, size, mode, level, tricks, first_hand, check, trace,
+        bot_stream,
     )
 
 
@@ -546,6 +572,7 @@ def _play_sized(
     first_hand,
     check=False,
     trace=False,
+    bot_stream="hand",
 ):
     """Batch `batch` of a run of `batch_size` batches, cut to its first `size` items."""
     rules = _rules(rules)
@@ -566,6 +593,7 @@ def _play_sized(
         tricks=tricks,
         check=check,
         trace_item=-2 if trace else -1,
+        bot_stream=bot_stream,
     )
     result = {"hands": _hands_table(hands, batch, rules, names, m == 1)}
     if m == 1:
