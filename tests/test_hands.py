@@ -10,9 +10,9 @@ import pyarrow as pa
 import pytest
 
 from fastsheng import hands as H
-from fastsheng.cards import RANKS
 from fastsheng import reference
 from fastsheng.bots import resolve_bot
+from fastsheng.cards import RANKS
 from fastsheng.rules import get_rules, list_presets
 
 
@@ -318,7 +318,7 @@ def test_hands_mode_levels_climbed_stops_at_the_end_rank():
     t = H.simulate_hands("standard", "expert", seed=2, n=400, level="A").to_pandas()
     assert (t["levels_climbed"] == 0).all() and (t["levels"] > 0).any()
     t = H.simulate_hands("standard", "expert", seed=2, n=400, level="3").to_pandas()
-    assert (t["levels_climbed"] == t["levels"]).all()   # 4, 5 are not must-play ranks
+    assert (t["levels_climbed"] == t["levels"]).all()  # 4, 5 are not must-play ranks
 
 
 def test_bot_stream_batch_reproduces_runs_made_before_per_hand_streams():

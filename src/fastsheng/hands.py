@@ -537,7 +537,18 @@ def play_batch(
     if mode not in ("hands", "matches"):
         raise ValueError(f"mode must be 'hands' or 'matches', not {mode!r}")
     return _play_sized(
-        rules, bots, seed, batch, full, size, mode, level, tricks, first_hand, check, trace,
+        rules,
+        bots,
+        seed,
+        batch,
+        full,
+        size,
+        mode,
+        level,
+        tricks,
+        first_hand,
+        check,
+        trace,
         bot_stream,
     )
 
