@@ -17,48 +17,56 @@ from fastsheng import bots as B
 from fastsheng.hands import simulate_hands
 from fastsheng.rules import list_presets
 
-# SHA-256 of every column but `bots` of the hands and tricks tables (cards included) of 150 hands
-# at random levels, seed 20261201, per preset: each frozen bot on all four seats, and the two
-# against each other (expert-v1 at seats 0/2).
+# SHA-256 of the play columns (all but `bots` and the deal-description columns below) of the hands
+# and tricks tables (cards included) of 150 hands at random levels, seed 20261201, per preset:
+# each frozen bot on all four seats, and the two against each other (expert-v1 at seats 0/2).
+# The deal-description columns describe the cards, not the bots' play: they were redefined (deal
+# features under the final trump) or added (burier, final_caller, levels_climbed) after the freeze,
+# with every play column checked identical before and after.
+DEAL_COLUMNS = {"burier", "final_caller", "levels_climbed"} | {
+    f"{f}_{s}"
+    for f in ("trumps", "pairs", "tractors", "jokers", "points", "level_cards")
+    for s in range(4)
+}
 FROZEN = {
     "basic-v1": {
-        "standard": "537cb64947c78b682cbf6bb8cbc8549955360ce6de7f736e8d8b1a7091400153",
-        "super": "e0835d70bd00bd442949648ff22e2b1d9418e613394d4c9ededf678b4e735624",
-        "classic": "58c5c539c94e53a6004d5db6e2bcc1904810e7167e5437fe27ec773d35e7e584",
-        "twenty": "008afd9dc94464a64bd84c313fd1a0e8aa8a812b076e98eac134ae70872fcaf6",
-        "renda": "368c0b570c23268caf6fa902e83a401ebeb3569d9110319aa65125a71ff2feec",
-        "tournament": "fc0b98db37bf795e0e7d49a28a2fc1d1c1e2077e04cedd862c21b5b8bc894ad7",
-        "jokerbid": "6536dc3dcc18516d27f8bd98d6e31502b0a3c707d313fa17d8e472bb414acdad",
-        "huayun": "11f2c9ebe7e28b176650abfb5841e45ef21af657c8d34898c8e9edcf53155867",
-        "yingchun": "c2d4763f9293fdb1f438cd5653ea0a393f30dd27d099d49ae6f1db16d2c2fbd4",
-        "jifen": "dd80ec2988a57dbfb21d9b890fc80cd513ffec16582eec5fd2f3446b02d355a8",
-        "duiju": "ec0b4e16c1a8c8699cdca9989f3fe09919f73cbd8c6f217a17fa486a99f7697c",
+        "standard": "f206482cd23511e7cd80a0e737a71d77c0b0bbe2875775f6674a2d019677687b",
+        "super": "74d0cd03dd88e59dbc7e62bd5e4f4db92935899a1a8bcbfc056ecfdad46f8a6c",
+        "classic": "ea67226df52731bfb2e36772a76d5a3d9cfaebf32035e0dfdea5d82ec14b5a6a",
+        "twenty": "217e75a544139e5e97f25b04d4429cfae1c70c7feec06dfb48d865f0bc0977a3",
+        "renda": "761f712f22e7982286e9deaa1702c8cb5cc982a308a268518d8f509a06744097",
+        "tournament": "ab79f9120b453374cade05c940d7f839838ea6c39a245cd4ab1ba9154bfa382a",
+        "jokerbid": "ed0d11cafa8cf4114a54b8af48f9f75b9b4bae5a391ef8f4cc3b9a508e748654",
+        "huayun": "6ea6a1dd0dcffab6196799b7384f282166c42bde357bcb0988d5320fad1dfd8a",
+        "yingchun": "39ac909598e8c48367a56299c3b8e1b4e3140c93c31daed26cfd132a53b87da2",
+        "jifen": "0cfbbd5898d85ed48a1528b1d82532b86010c7042433ec5222f855839e1c7a23",
+        "duiju": "1668fac132c50ee22ef6471ab53f6c5fac653f24200c151e2906a01bf72b2bec",
     },
     "expert-v1": {
-        "standard": "516d5878d12879d9f59b09ae8a5391ab4636ec88bd5d351f709738c54553558c",
-        "super": "d84726af62f5d165aa69694690dd6bbe057e6cb46f0425add13ec8864faeb350",
-        "classic": "6f94143856973aafb1114570a903e72d1b18829626fc16b36152b23e9c30f8cb",
-        "twenty": "5f079e36fdf8ec1fd9866f04c4a3a68b3ab9d14ecf0fded7d0106c7ce5501879",
-        "renda": "3c5b7bf2e0b1545c460436577d4fe8c2c71810608660218e45aab8aeba917e69",
-        "tournament": "ad9eb4c0d495c698252909622b9119dd0b3b987af7760df2558e881a12e3e43f",
-        "jokerbid": "c6ad25524994a67f9ca4b3d399226b2f9f4446807af736bb5cdc0b055de9abd5",
-        "huayun": "2def0ea316a76afd1e1077fbc9b44617d57226b590fa3ab5270df6b5c63418dc",
-        "yingchun": "96c5bbd1e4282005d2d44245c005e0e897a7edef0cf8e44611609623eedd34b8",
-        "jifen": "ba33a21ec7677f33ef9d138bf80bd7ef0dc698770b8255296b3f234c17f721d4",
-        "duiju": "6043fccea791a967e0646055798b9a177b460de6e431fa61947579cb1d8733cd",
+        "standard": "92a5f7f2af46cf64fb78c74d13a8104af470c9cc9079cec83b2915a6d2d2e11e",
+        "super": "61ddcb70fa8bfcef2bfe3400e190e2cf5a61715a76115630a3873c752b8e5381",
+        "classic": "ff703fa0be6be320065714d837568ff4fbae583a6c4625d0e2df675eb304a1b9",
+        "twenty": "cba0e628b5530928acd76d16609a1ccb0069b5d712900de3e7b95dd769333528",
+        "renda": "7bb5746beba8f9dc3906c7abfc702110e1efe1e1061d2305aca874930f18981f",
+        "tournament": "0732e4ee67445f0c988799217ca2924c4dc76ded54ca860a291e92cd2323ea18",
+        "jokerbid": "d1299442d4dfc86b9d8b7768f368762b3ea1e38ff9fc3eb46887da54cb5b88ac",
+        "huayun": "7c99775642c268a5145b842c72fd1d3247ae4482b6ee1e454fed5d6dd4cc1fcf",
+        "yingchun": "12b466a8f48fdf7131270ff75642eacd49ed13d8e12a4076a8ff7ed0748ce1c0",
+        "jifen": "4c72fa601ac7d3f799fbea8f8cc93b529dbcdd705403ea7d4fbc441177ae64f7",
+        "duiju": "2496a8fe62fbbb0311f4935e7fbad9ab0cabc08c7ffd9fb3fc1e29a364271f66",
     },
     "expert-v1,basic-v1": {
-        "standard": "ac0bf09f52b39c4adf2f8d3c68d051ae3d49dab885f377a601dd205728db57fe",
-        "super": "a2ee9d61b1dae1fe769ea3d0a90c9c59036166d34e8b4eccdf08342afc6289c8",
-        "classic": "65cabd881675d95a850bf9bdcc559a8304e5ab8de32cb5a0d25e6a104681189d",
-        "twenty": "bc5442030f3a45acf5b39ed5a9834061d7a7f9fbbc2f7c925a9289df8122bd3c",
-        "renda": "5b7d8be18bb41514c829290899b41a4ccaea81854e44bb1aef5746f0b123d1a6",
-        "tournament": "4a156c1445841379583d4944878b9402a118b50cb3bd7411106bff377e15fce4",
-        "jokerbid": "ec91b1a9b6b192a83aac743560936248faee7eed6748ba9c91026543b261f5e3",
-        "huayun": "f71e9411d4534ca782c46060dcb5cf14ed1bd4cb09cb9bd0bba13db130ab5f71",
-        "yingchun": "edb4bca9173d41bd92ff7b556e078ab58b8c30934c274a2227b03b9eef8cce4a",
-        "jifen": "4027beab1a64030510ffe9858f16330c6cc87672b6b6c1005f21645a83d1b1bb",
-        "duiju": "84f4b1a012187f292a041376c7cb577149cda505510462094aa2cf9a46e747ee",
+        "standard": "314bbdd665e58d5d70f063b09b1916f5040ef484db55a81972d7425d2292b9df",
+        "super": "934543c9c81482f54b772c5ae52837af1d47b8e21765d24bdbccfc118ee72a44",
+        "classic": "2eb7111c601d578d056fee053015b766a9ab105179947e6370d1b6f3d8a041d4",
+        "twenty": "6376027dfcb94247f0f081089aea1cd75e7f37b84a6c59704eb9aae81064ff6c",
+        "renda": "210a8795db817821cf4073dee7c368e03fc5b84a028bf3a1a32b912f3ef2962c",
+        "tournament": "d438cab40b66fd81c3d87824b138e1426083bc134836e461a0db0b2103ef6057",
+        "jokerbid": "73d34e2b1babf23ab321035775d1eff14fcbbec4619d595a56dd222dec4f85c9",
+        "huayun": "cb19a7686b9a1fad2f00f84497869258ff5ba5be8d99c63cf3176e12b4f2b6dc",
+        "yingchun": "f32148e30e3b4a1a6c24bc1b9368972dc95df0c85c25f9aaa8f09ba698343729",
+        "jifen": "5010bdfebead574bd3e718fe1a5e390643137660c2b9b8e677c61ad34205ba41",
+        "duiju": "d772df499ca488604389490db762030fe7e3f5f6bcb64c88bbff621322f751ba",
     },
 }
 
@@ -75,7 +83,7 @@ def digest(preset: str, bots) -> str:
     h = hashlib.sha256()
     for name in ("hands", "tricks"):
         table = out[name]
-        for col in sorted(c for c in table.column_names if c != "bots"):
+        for col in sorted(c for c in table.column_names if c != "bots" and c not in DEAL_COLUMNS):
             h.update(col.encode())
             h.update(json.dumps(table.column(col).to_pylist(), default=str).encode())
     return h.hexdigest()
