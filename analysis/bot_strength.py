@@ -6,7 +6,7 @@ Method: for each pair of bots (X, Y), two runs over the same deals (same seed: c
 numbers): X at seats 0/2 against Y at seats 1/3, then the seats swapped. For each deal, X's net
 levels per hand is the average over the two seatings of (levels X's team gains - levels the other
 team gains). Averaging the two seatings cancels both the luck of the cards and any seat effect;
-the mean over deals gets a bootstrap 95% interval, and so does the share of hands in which X's
+the mean over deals gets a Student t 95% interval, and so does the share of hands in which X's
 team goes up (0.5 = even). The deal and the bots draw from separate random streams, so both
 seatings see exactly the same cards whatever the bots (the report's deal check confirms it).
 
@@ -49,8 +49,8 @@ def compare_bots(x: str, y: str, n: int, seed: int, where: Path, batch_fn=None) 
     net2, up2 = team0_net(two)  # X is team 1
     per_deal = (net1 - net2) / 2  # X's net levels per hand, both seatings averaged
     up = (up1 + (1 - up2)) / 2  # share of the two seatings in which X's team went up
-    e = stats.mean_bootstrap(per_deal)
-    w = stats.mean_bootstrap(up)
+    e = stats.mean_t(per_deal)
+    w = stats.mean_t(up)
     return {
         "X": x,
         "Y": y,

@@ -5,7 +5,7 @@ and how does that depend on the kind of lead in the last trick and on the points
 
 Method: one row per hand from RUN/hands/*.parquet (read with pandas). A capture is a Bernoulli
 outcome per hand, so each probability gets a Wilson 95% interval (fastsheng.stats.wilson); means
-get a percentile-bootstrap 95% interval. Hands are independent (each has its own shuffle), so no
+get a Student t 95% interval. Hands are independent (each has its own shuffle), so no
 clustering is needed.
 
 Run: python analysis/kitty_odds.py RUN        (RUN: a folder written by `fastsheng sim`)
@@ -44,11 +44,11 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     cap = h["kitty_captured"]
 
     overall = stats.wilson(int(cap.sum()), n)
-    bonus = stats.mean_bootstrap(h.loc[cap, "kitty_bonus"]) if cap.any() else None
+    bonus = stats.mean_t(h.loc[cap, "kitty_bonus"]) if cap.any() else None
     print(f"Run: {run} ({n:,} hands)")
     print(f"P(defenders capture the kitty) = {overall.fmt(4)}   (Wilson 95%)")
     if bonus is not None:
-        print(f"Bonus when captured (points)  = {bonus.fmt(1)}   (bootstrap 95%)")
+        print(f"Bonus when captured (points)  = {bonus.fmt(1)}   (Student t 95%)")
 
     rows = []
     for kind, g in h.groupby("last_lead_kind"):

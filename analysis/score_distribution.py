@@ -3,7 +3,7 @@
 Question: what does the defenders' total look like (mean, spread, quantiles), how often do the
 defenders reach 80 (they take over the deal) or 120 (they go up), and does no-trump change that?
 
-Method: one row per hand from RUN/hands/*.parquet (pandas). Mean: percentile bootstrap 95%;
+Method: one row per hand from RUN/hands/*.parquet (pandas). Mean: Student t 95% (stats.mean_t);
 quantiles: distribution-free order-statistic 95% intervals (fastsheng.stats.quantile_ci);
 threshold probabilities: Wilson 95%. Writes a histogram PNG next to the run.
 
@@ -23,7 +23,7 @@ from fastsheng.report import canonical_hands
 
 
 def summarize(x: np.ndarray) -> dict:
-    m = stats.mean_bootstrap(x)
+    m = stats.mean_t(x)
     med = stats.quantile_ci(x, 0.5)
     p80 = stats.wilson(int((x >= 80).sum()), x.size)
     p120 = stats.wilson(int((x >= 120).sum()), x.size)

@@ -8,7 +8,7 @@ difference could this study have detected?
 Method: common random numbers. Both variants are simulated with the same seed, n and batch size,
 so hand i is dealt the same cards under A and B (the simulator seeds batch b from
 SeedSequence(seed, spawn_key=(b,)) and deals first). Every per-hand metric is then compared
-hand by hand: the mean paired difference A - B with a paired-bootstrap 95% interval
+hand by hand: the mean paired difference A - B with a paired Student t 95% interval
 (fastsheng.stats.paired_diff), and the minimum detectable effect (80% power, 5% level) at this n.
 Pairing removes the deal-to-deal variance that two independent runs would carry, so the same n
 detects much smaller differences (the printout shows the unpaired MDE for comparison).
@@ -65,8 +65,8 @@ def main(argv: list[str] | None = None, n: int = 20_000) -> pd.DataFrame:
                 "A": d.mean_a,
                 "B": d.mean_b,
                 "A - B": d.diff,
-                "lo95": d.boot.lo,
-                "hi95": d.boot.hi,
+                "lo95": d.ci.lo,
+                "hi95": d.ci.hi,
                 "p": d.p_value,
                 "MDE paired": d.mde,
                 "MDE if unpaired": stats.mde(unpaired_sd, d.n),

@@ -14,6 +14,7 @@ import base64
 import json
 import math
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -166,14 +167,16 @@ def check_prop(row, k: int, n: int, est="p"):
 
 
 def check_mean(row, x: np.ndarray, est="mean"):
-    """Mean exact; the bootstrap interval close to the normal one (n is large here)."""
+    """Mean and its Student t interval, exactly (no Monte Carlo: the same numbers from any
+    seed, so full precision in the CSV is honest)."""
+    from scipy.stats import t as student
+
     x = np.asarray(x, dtype=float)
     assert int(row["n"]) == x.size
     assert row[est] == pytest.approx(x.mean(), rel=1e-12, abs=1e-12)
-    half = 1.96 * x.std(ddof=1) / math.sqrt(x.size)
-    tol = 0.15 * half + 1e-9
-    assert row[f"{est}_lo"] == pytest.approx(x.mean() - half, abs=tol)
-    assert row[f"{est}_hi"] == pytest.approx(x.mean() + half, abs=tol)
+    half = student.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
+    assert row[f"{est}_lo"] == pytest.approx(x.mean() - half, rel=1e-9, abs=1e-12)
+    assert row[f"{est}_hi"] == pytest.approx(x.mean() + half, rel=1e-9, abs=1e-12)
 
 
 def by_key(df: pd.DataFrame, key: str) -> dict:
@@ -196,10 +199,10 @@ def _check_report_against_raw(path: Path, rules) -> None:
     nt = np.isin(trump, ["NT", "nt"])
 
     # headline
-    head = by_key(rep.table("headline").df, "metric")
-    check_mean(head["defenders' total points (mean)"], total, "estimate")
-    check_prop(head["dealer side wins the hand"], int(dealer_won.sum()), n, "estimate")
-    check_prop(head["no-trump hands"], int(nt.sum()), n, "estimate")
+    head = by_key(rep.table("headline").df, "key")
+    check_mean(head["defenders_total"], total, "estimate")
+    check_prop(head["dealer_won"], int(dealer_won.sum()), n, "estimate")
+    check_prop(head["no_trump"], int(nt.sum()), n, "estimate")
 
     # defenders' points by trump kind: n, mean, sd, quantiles
     tab = by_key(rep.table("points_by_trump").df, "trump")
@@ -238,21 +241,22 @@ def _check_report_against_raw(path: Path, rules) -> None:
 
     # dealer-side win rate by trump kind
     dw = by_key(rep.table("dealer_win").df, "group")
-    check_prop(dw["all hands"], int(dealer_won.sum()), n)
+    check_prop(dw["all hands"], int(dealer_won.sum()), n, "estimate")
     if (~nt).any():
-        check_prop(dw["trump: suit"], int(dealer_won[~nt].sum()), int((~nt).sum()))
+        check_prop(dw["trump: suit"], int(dealer_won[~nt].sum()), int((~nt).sum()), "estimate")
 
     # kitty
     if has(raw, "kitty_captured"):
         cap = raw[col(raw, "kitty_captured")].to_numpy(bool)
-        kt = by_key(rep.table("kitty").df, "metric")
-        check_prop(kt["capture probability"], int(cap.sum()), n, "estimate")
+        kt = by_key(rep.table("kitty").df, "key")
+        check_prop(kt["kitty_captured"], int(cap.sum()), n, "estimate")
         if has(raw, "kitty_buried"):
-            check_mean(kt["points buried by the dealer"], raw[col(raw, "kitty_buried")], "estimate")
+            check_mean(kt["kitty_buried"], raw[col(raw, "kitty_buried")], "estimate")
+            assert "buried by the burier" in kt["kitty_buried"]["metric"]
         bonus = raw[col(raw, "kitty_bonus")].to_numpy(float)
-        check_mean(kt["kitty bonus per hand (all hands)"], bonus, "estimate")
+        check_mean(kt["kitty_bonus"], bonus, "estimate")
         if cap.sum() > 1:
-            check_mean(kt["kitty bonus per capture"], bonus[cap], "estimate")
+            check_mean(kt["bonus_per_capture"], bonus[cap], "estimate")
         # decided by the kitty: the level outcome without the bonus, row by row
         decides = flips = 0
         for t, b in zip(total.astype(int), bonus.astype(int), strict=True):
@@ -260,30 +264,32 @@ def _check_report_against_raw(path: Path, rules) -> None:
             without = level_outcome(rules, max(0, int(t) - int(b)))
             decides += with_b != without
             flips += with_b[0] != without[0]
-        check_prop(
-            kt["hands decided by the kitty: level outcome differs without the bonus"],
-            decides,
-            n,
-            "estimate",
-        )
-        check_prop(kt["  ... of which the winning side flips"], flips, n, "estimate")
-        # by the last trick's lead kind
+        check_prop(kt["kitty_decides"], decides, n, "estimate")
+        # item 3 of issue 10: the share of the kitty-decided hands, as the label promises
+        check_prop(kt["kitty_flips"], flips, decides, "estimate")
+        assert "share of the kitty-decided hands" in kt["kitty_flips"]["metric"]
+        # by the last trick's lead kind: capture probability and bonus per capture, both with
+        # their intervals
         kinds = raw[col(raw, "last_lead_kind")].astype(str).to_numpy()
-        kb = by_key(rep.table("kitty_by_lead").df, "last_lead_kind")
+        lead = rep.table("kitty_by_lead").df
+        kb = by_key(lead[lead["key"] == "kitty_captured"], "last_lead_kind")
+        bb = by_key(lead[lead["key"] == "bonus_per_capture"], "last_lead_kind")
         assert set(kb) == set(np.unique(kinds))
         for kind in np.unique(kinds):
             m = kinds == kind
-            check_prop(kb[kind], int(cap[m].sum()), int(m.sum()))
+            check_prop(kb[kind], int(cap[m].sum()), int(m.sum()), "estimate")
+            if cap[m].sum() > 1:
+                check_mean(bb[kind], bonus[m & cap], "estimate")
 
     # throws
     if has(raw, "throws"):
         t = raw[col(raw, "throws")].to_numpy(float)
         f = raw[col(raw, "failed_throws")].to_numpy(float)
-        th = by_key(rep.table("throws").df, "metric")
-        check_prop(th["hands with a throw"], int((t > 0).sum()), n, "estimate")
-        check_prop(th["hands with a failed throw"], int((f > 0).sum()), n, "estimate")
-        assert th["throws per hand"]["estimate"] == pytest.approx(t.mean())
-        r = th["failure rate per throw"]
+        th = by_key(rep.table("throws").df, "key")
+        check_prop(th["throw_hand"], int((t > 0).sum()), n, "estimate")
+        check_prop(th["failed_hand"], int((f > 0).sum()), n, "estimate")
+        assert th["throws"]["estimate"] == pytest.approx(t.mean())
+        r = th["failure_rate"]
         assert int(r["n"]) == int(t.sum())
         if t.sum() > 0:
             assert r["estimate"] == pytest.approx(f.sum() / t.sum())
@@ -304,7 +310,11 @@ def _check_report_against_raw(path: Path, rules) -> None:
         np.where(rel == 0, "dealer", np.where(rel == 2, "dealer's partner", "defender")),
     )
     for role in np.unique(roles):
-        check_prop(dec[f"who declared trump|{role}"], int((roles == role).sum()), n)
+        check_prop(
+            dec[f"standing caller at the close of the deal (before burial)|{role}"],
+            int((roles == role).sum()),
+            n,
+        )
     if has(raw, "overcalls"):
         oc = raw[col(raw, "overcalls")].to_numpy(int)
         check_prop(dec["at least one overcall|yes"], int((oc > 0).sum()), n)
@@ -368,12 +378,12 @@ def test_compare_identical_variants_other_seed_interval_covers_zero(runs):
     rep = report.compute_compare(
         report.load_run(runs["a"]), report.load_run(runs["a_other_seed"]), figures=False
     )
-    d = by_key(rep.table("headline").df, "metric")
-    for metric in ("defenders' total", "dealer side wins", "kitty captured", "kitty bonus"):
+    d = by_key(rep.table("headline").df, "key")
+    for metric in ("defenders_total", "dealer_won", "kitty_captured", "kitty_bonus"):
         assert d[metric]["diff_lo"] <= 0 <= d[metric]["diff_hi"], metric
     a, b = raw_hands(runs["a"]), raw_hands(runs["a_other_seed"])
     diff = a["defenders_total"].to_numpy(float) - b["defenders_total"].to_numpy(float)
-    row = d["defenders' total"]
+    row = d["defenders_total"]
     assert row["diff"] == pytest.approx(diff.mean())
     assert row["mde"] == pytest.approx(2.8016 * diff.std(ddof=1) / math.sqrt(diff.size), rel=1e-4)
     assert rep.meta["deal_check"]["same_share"] < 0.5
@@ -383,11 +393,11 @@ def test_compare_different_level_tables_finds_the_difference(runs):
     rep = report.compute_compare(
         report.load_run(runs["a"]), report.load_run(runs["super_table"]), figures=False
     )
-    d = by_key(rep.table("headline").df, "metric")
+    d = by_key(rep.table("headline").df, "key")
     # same deals, same play: the points are identical ...
-    assert d["defenders' total"]["diff"] == 0
+    assert d["defenders_total"]["diff"] == 0
     # ... but the super table gives the dealer side more levels for the same total
-    row = d["dealer side levels gained"]
+    row = d["dealer_gain"]
     assert row["excludes_0"] and row["diff_hi"] < 0
     # recomputed from the raw Parquet
     a, b = raw_hands(runs["a"]), raw_hands(runs["super_table"])
@@ -407,7 +417,7 @@ def test_compare_command_writes_output(runs, tmp_path, capsys):
     out = tmp_path / "cmp"
     report.compare_command([runs["a"], runs["super_table"]], out=out)
     printed = capsys.readouterr().out
-    assert "dealer side levels gained" in printed
+    assert "dealer side's levels" in printed
     assert (out / "index.html").is_file() and (out / "headline.csv").is_file()
     with pytest.raises(ValueError):
         report.compare_command([runs["a"]], out=out)
@@ -735,20 +745,31 @@ def test_match_tables_match_raw_parquet(real_match_run):
         int(decided.sum()),
         "estimate",
     )
-    # win probability by level: first hand each team deals at each level, in plain Python
+    # hand1_dealer = final: the first dealer is the hand-1 caller, and the label says so
+    assert "calling strength" in m["first dealer's team wins the match"]["detail"]
+    # win probability by level (issue 10, item 2): one observation per decided match and level,
+    # the match's first hand at that level, whichever team deals it; in plain Python
     win_of = dict(zip(mt["match_id"].tolist(), winner.tolist(), strict=True))
     seen, counts = set(), {}
     for r in hands.sort_values(["match_id", "hand_no"]).itertuples():
-        key = (r.match_id, r.dealer % 2, str(r.level))
-        if key in seen:
+        key = (r.match_id, str(r.level))
+        if key in seen or win_of[r.match_id] < 0:
             continue
         seen.add(key)
         k, nn = counts.get(str(r.level), (0, 0))
         counts[str(r.level)] = (k + (win_of[r.match_id] == r.dealer % 2), nn + 1)
-    got = by_key(rep.table("win_prob_by_level").df, "level")
+    tab = rep.table("win_prob_by_level")
+    got = by_key(tab.df, "level")
     assert set(got) == set(counts)
     for level, (k, nn) in counts.items():
         check_prop(got[level], k, nn)
+        # never both teams of one match in a row: at most one observation per match
+        assert nn <= int(decided.sum())
+    # under must-play 2 both teams deal at level 2: counting both made that row 0.5 by
+    # construction; now it is the hand-1 dealer's team, a real question
+    assert "2" in got and "Estimand" in tab.note
+    # the subtitle does not claim a fixed level in matches mode
+    assert "level 2;" not in rep.subtitle and not rep.subtitle.endswith("level 2")
 
 
 def test_real_compare_level_tables(tmp_path):
@@ -766,9 +787,9 @@ def test_real_compare_level_tables(tmp_path):
         report.load_run(paths[0]), report.load_run(paths[1]), figures=False
     )
     assert rep.meta["deal_check"]["same_share"] == 1.0
-    d = by_key(rep.table("headline").df, "metric")
-    assert d["defenders' total"]["diff"] == 0
-    assert d["defenders' levels gained"]["diff_hi"] < 0
+    d = by_key(rep.table("headline").df, "key")
+    assert d["defenders_total"]["diff"] == 0
+    assert d["defender_gain"]["diff_hi"] < 0
     same = report.compute_compare(
         report.load_run(paths[0]), report.load_run(paths[0]), figures=False
     )
@@ -784,7 +805,7 @@ def test_cli_report_and_compare(runs, tmp_path, capsys):
         main(["compare", str(runs["a"]), str(runs["super_table"]), "-o", str(tmp_path / "c")]) == 0
     )
     assert (tmp_path / "c" / "headline.csv").is_file()
-    assert "dealer side levels gained" in capsys.readouterr().out
+    assert "dealer side's levels" in capsys.readouterr().out
     assert main(["report", str(tmp_path / "nothing")]) == 2
     assert main(["compare", "--rules", "standard"]) == 2
     err = capsys.readouterr().err
@@ -807,3 +828,230 @@ def test_compare_matches_per_match_table(real_match_run, tmp_path):
     assert d["hands per match"]["diff"] == pytest.approx(diff.mean())
     assert d["hands per match"]["n"] == 60
     assert "matches mode" in rep.table("headline").note
+
+
+# --------------------------------------------------------------------------------------------
+# issue 10: honest numbers
+
+
+def test_points_histogram_plots_shares_that_sum_to_one():
+    """Item 1: the histogram's bars are shares of hands per 5-point bin (summing to 1 per
+    group), and the axis says so (it drew a density per point, 5x too low)."""
+    from fastsheng.report import plots
+
+    x = np.array([0, 5, 5, 10, 80, 85, 120, 120, 120], dtype=float)
+    fig = plots.points_hist_figure({"all": x, "some": x[:3]}, "points", "t")
+    ax = fig.axes[0]
+    heights = [p.get_data().values for p in ax.patches]
+    assert len(heights) == 2
+    for h in heights:
+        assert h.sum() == pytest.approx(1.0)
+    assert heights[0].max() == pytest.approx(3 / 9)  # three hands at 120 of nine
+    assert "5-point bin" in ax.get_ylabel() and "sums to 1" in ax.get_ylabel()
+
+
+def test_intervals_stay_visible_when_shown():
+    """Item 4: no interval collapsed by rounding, no negative zero, tiny p-values as < 1e-15,
+    MDE n/a where the paired SD is 0."""
+    t = report.Table(
+        "x",
+        "x",
+        pd.DataFrame(
+            {
+                "metric": ["a", "b", "c"],
+                "unit": ["share", "share", "points"],
+                "estimate": [0.002, -0.0003, 0.0],
+                "estimate_lo": [0.00195, -0.0005, 0.0],
+                "estimate_hi": [0.00205, -0.0001, 1.2e-5],
+                "p_value": [0.0, 1e-20, 0.0432],
+                "mde": [float("nan"), 0.0004, 2.5],
+            }
+        ),
+    )
+    shown = report.display_frame(t)
+    cells = shown["estimate (95% CI)"].tolist()
+    for cell in cells:
+        est, lo, hi = re.fullmatch(r"(\S+) \[(\S+), (\S+)\]", cell).groups()
+        assert lo != hi, cell
+    assert cells[0].startswith("0.2") and cells[0].endswith("%]")
+    assert "-0.0%" not in cells[1] and cells[1].count("-") == 3  # excludes 0: all negative
+    assert cells[2].startswith("0")  # not "0 [0, 0]"
+    assert shown["p_value"].tolist() == ["< 1e-15", "< 1e-15", "0.043"]
+    assert shown["mde"].tolist()[0] == "n/a"
+
+
+def test_zero_failures_get_a_bound_not_zero_width():
+    """Item 4: 0 failed throws in many throws: the failure rate's interval is [0, Wilson upper],
+    not [0, 0]."""
+    from fastsheng.report.metrics import METRICS, estimate_row
+
+    h = pd.DataFrame({"throws": np.full(1000, 2), "failed_throws": np.zeros(1000, int)})
+    row = estimate_row(METRICS["failure_rate"], h)
+    assert row["estimate"] == 0 and row["estimate_lo"] == 0
+    assert row["estimate_hi"] == pytest.approx(wilson_ref(0, 2000)[2])
+    row = estimate_row(METRICS["failed_throws"], h)
+    assert row["estimate_hi"] == pytest.approx(-math.log(0.025) / 1000)
+
+
+def test_compare_identical_runs_mde_not_applicable(runs):
+    rep = report.compute_compare(
+        report.load_run(runs["a"]), report.load_run(runs["a_again"]), figures=False
+    )
+    t = rep.table("headline")
+    assert t.df["mde"].isna().all()  # no pair differs: no SD to plan with (was 0.00)
+    assert set(report.display_frame(t)["mde"]) == {"n/a"}
+
+
+@pytest.fixture(scope="module")
+def simulated_pairs():
+    """Standard vs super over the same 40,000 deals (real engine), canonical tables."""
+    if not _engine_available():
+        pytest.skip("fastsheng.hands (the engine) is not built yet")
+    from fastsheng.hands import play_batch
+
+    out = []
+    for name in ("standard", "super"):
+        rules = get_rules(name)
+        parts = [play_batch(rules, ("expert",) * 4, 5, b, 10_000)["hands"] for b in range(4)]
+        out.append(report.canonical_hands(pa.concat_tables(parts).to_pandas(), rules))
+    return out
+
+
+@pytest.mark.parametrize("key,n", [("kitty_decides", 300), ("kitty_bonus", 300)])
+def test_paired_interval_covers_on_simulator_data_at_small_n(simulated_pairs, key, n):
+    """Item 5: many paired samples of n hands drawn from one big simulated comparison, whose
+    full-sample mean difference is the truth: compare's interval covers it (the percentile
+    bootstrap it used covered 0.83 for "decided by the kitty" at n = 300)."""
+    from fastsheng import stats
+    from fastsheng.report.metrics import METRICS
+
+    m = METRICS[key]
+    a, b = (np.asarray(m.value(h), float) for h in simulated_pairs)
+    truth = float((a - b).mean())
+    rng = np.random.default_rng(2024)
+    reps = 1000
+    hits = 0
+    for _ in range(reps):
+        idx = rng.integers(0, a.size, n)
+        hits += stats.paired_diff(a[idx], b[idx]).ci.covers(truth)
+    assert hits / reps >= 0.92, hits / reps
+
+
+def test_forest_plot_standardized_with_caveat(runs):
+    """Item 7: the forest plot draws standardized differences (difference / pooled SD), finite
+    where B's mean is 0 or tiny, and carries the multiple-comparisons caveat."""
+    from fastsheng.report import plots
+
+    rep = report.compute_compare(
+        report.load_run(runs["a"]), report.load_run(runs["super_table"]), figures=True
+    )
+    d = rep.table("headline").df
+    a, b = raw_hands(runs["a"]), raw_hands(runs["super_table"])
+    gain_a = np.where(a["winner"].astype(str) == "dealer", a["level_change"], 0).astype(float)
+    gain_b = np.where(b["winner"].astype(str) == "dealer", b["level_change"], 0).astype(float)
+    pooled = math.sqrt((gain_a.var(ddof=1) + gain_b.var(ddof=1)) / 2)
+    row = by_key(d, "key")["dealer_gain"]
+    assert row["std_diff"] == pytest.approx((gain_a - gain_b).mean() / pooled)
+    fig = next(f for f in rep.figures if f.name == "paired_diffs")
+    assert "Bonferroni" in fig.note
+    tiny = pd.DataFrame(
+        {
+            "metric": ["zero mean", "tiny mean"],
+            "mean_b": [0.0, 1e-7],
+            "std_diff": [0.1, -0.05],
+            "std_diff_lo": [0.05, -0.08],
+            "std_diff_hi": [0.15, -0.02],
+        }
+    )
+    ax = plots.forest_figure(tiny, "t").axes[0]
+    xs = np.concatenate([np.asarray(line.get_xdata(), float).ravel() for line in ax.lines])
+    assert np.all(np.abs(xs[np.isfinite(xs)]) < 1)  # no 142,406% from dividing by B's mean
+    assert "Bonferroni" in ax.get_title()
+
+
+def fake_batch_other_dealer(rules, bots, seed, batch, size, **kw):
+    """Like fake_batch, but the dealer of every 50th hand moves one seat (as a rule that picks
+    the dealer differently would): the cards are the same, the deal is not."""
+    out = fake_batch(rules, bots, seed, batch, size, **kw)
+    h = out["hands"]
+    dealer = h["dealer"].to_numpy().copy()
+    dealer[::50] = (dealer[::50] + 1) % 4
+    return {"hands": h.set_column(h.schema.get_field_index("dealer"), "dealer", pa.array(dealer))}
+
+
+def test_compare_deal_check_includes_the_dealer(runs, tmp_path):
+    """Item 10: compare's deal check looks at the dealer too (it compared first_seat only and
+    said 100% identical when 1.42% of the dealers differed)."""
+    spec = RunSpec(
+        rules=get_rules("standard"), bots=("basic",) * 4, seed=1, n=4000, batch_size=1000
+    )
+    run(spec, str(tmp_path / "other"), workers=0, batch_fn=fake_batch_other_dealer)
+    rep = report.compute_compare(
+        report.load_run(runs["a"]), report.load_run(tmp_path / "other"), figures=False
+    )
+    deal = rep.meta["deal_check"]
+    assert "dealer" in deal["columns"]
+    assert deal["same_dealer_share"] == pytest.approx(1 - 80 / 4000)
+    assert deal["same_share"] < 1.0
+    assert "only 98.00%" in rep.table("headline").note
+    setup = by_key(rep.table("setup").df, "")
+    assert "98.0000%" in setup["same cards and dealer (columns checked)"]["A"]
+
+
+def test_notice_on_every_output(runs, tmp_path, capsys):
+    """Item 13's notice (from the dataset check): on the page, in the headline, in every CSV
+    and in report.json."""
+    notice = "incomplete: 3 of 4 batches"
+    out = tmp_path / "rep"
+    rep = report.report_command(runs["a"], out, notice=notice)
+    assert notice in capsys.readouterr().out
+    assert notice in (out / "index.html").read_text()
+    assert json.loads((out / "report.json").read_text())["notice"] == notice
+    for t in rep.tables:
+        first = (out / f"{t.name}.csv").read_text().splitlines()[0]
+        assert first == f"# notice: {notice}"
+        assert len(pd.read_csv(out / f"{t.name}.csv", comment="#")) == len(t.df)
+    cmp = report.compare_command([runs["a"], runs["a_again"]], out=tmp_path / "c", notice=notice)
+    assert cmp.notice == notice and notice in (tmp_path / "c" / "index.html").read_text()
+    # without a notice the CSVs are plain
+    report.report_command(runs["a"], tmp_path / "plain", quiet=True)
+    assert not (tmp_path / "plain" / "headline.csv").read_text().startswith("#")
+
+
+def test_adding_a_section_is_one_function(runs, tmp_path, monkeypatch):
+    """A section is a function of the context added to REPORT_SECTIONS: its table gets an HTML
+    section, a navigation link and a CSV with no further code."""
+    from fastsheng.report import sections
+    from fastsheng.report.metrics import Metric
+
+    extra = Metric("big_total", "hands with a total of 120 or more", "share", "proportion",
+                   ("defenders_total",), lambda h: h["defenders_total"] >= 120)  # fmt: skip
+
+    def panel(ctx):
+        t = sections.grouped_table("panel", "A new panel", [extra], ctx.hands, "trump_kind")
+        return [t]
+
+    monkeypatch.setattr(sections, "REPORT_SECTIONS", (*sections.REPORT_SECTIONS, panel))
+    monkeypatch.setattr("fastsheng.report.single.REPORT_SECTIONS", sections.REPORT_SECTIONS)
+    rep = report.report_command(runs["a"], tmp_path / "r", quiet=True)
+    df = rep.table("panel").df
+    raw = raw_hands(runs["a"])
+    nt = raw["trump"].astype(str) == "NT"
+    big = raw["defenders_total"].to_numpy() >= 120
+    check_prop(by_key(df, "trump_kind")["no trump"], int(big[nt].sum()), int(nt.sum()), "estimate")
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert 'id="panel"' in page and 'href="#panel"' in page
+    assert (tmp_path / "r" / "panel.csv").is_file()
+
+
+def test_report_page_states_the_conventions(runs, tmp_path):
+    """Item 8: hands mode's conventions and which level column each table uses are on the page."""
+    rep = report.report_command(runs["a"], tmp_path / "r", quiet=True)
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert "random seat" in page and "later-hand rules" in page and "fixed by --level" in page
+    assert "levels_climbed" in page and "raw level-table value" in page
+    assert "level-table value" in rep.table("level_change").title
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    sim = (Path(__file__).resolve().parents[1] / "docs" / "sim.md").read_text()
+    for text in (readme, sim):
+        assert "random seat" in text and "later-hand rules" in text and "levels_climbed" in text

@@ -121,8 +121,10 @@ def test_mean_intervals_coverage_by_simulation():
 def test_paired_diff_identical_samples():
     x = np.random.default_rng(1).integers(0, 40, 1000) * 5
     d = stats.paired_diff(x, x)
-    assert d.diff == 0 and d.boot.lo == 0 and d.boot.hi == 0 and d.n_differ == 0
+    assert d.diff == 0 and d.ci.lo == 0 and d.ci.hi == 0 and d.n_differ == 0
     assert not d.significant and d.p_value == 1.0
+    # no variation in the differences: no MDE to speak of (was shown as 0.00), and a warning
+    assert math.isnan(d.mde) and d.ci.warning
 
 
 def test_paired_diff_detects_shift_and_pairing_helps():
@@ -132,25 +134,25 @@ def test_paired_diff_detects_shift_and_pairing_helps():
     common = rng.integers(0, 40, 20_000) * 5.0
     a = common + rng.choice([0.0, 5.0], size=common.size, p=[0.8, 0.2])
     b = common
-    d = stats.paired_diff(a, b, n_boot=1000)
-    assert d.significant and d.boot.covers(1.0) and d.normal.covers(1.0)
+    d = stats.paired_diff(a, b)
+    assert d.significant and d.ci.covers(1.0)
     unpaired_se = math.sqrt(a.var() / a.size + b.var() / b.size)
-    assert (d.boot.hi - d.boot.lo) < 0.1 * (2 * 1.96 * unpaired_se)
+    assert (d.ci.hi - d.ci.lo) < 0.1 * (2 * 1.96 * unpaired_se)
     assert d.p_value < 1e-6
     with pytest.raises(ValueError):
         stats.paired_diff([1, 2], [1])
 
 
-def test_paired_bootstrap_coverage_by_simulation():
-    """Known mean difference 0.1 of paired binary outcomes: the paired bootstrap covers it
+def test_paired_interval_coverage_by_simulation():
+    """Known mean difference 0.1 of paired binary outcomes: the paired interval covers it
     about 95% of the time."""
     rng = np.random.default_rng(11)
     reps, n, hits = 600, 400, 0
-    for i in range(reps):
+    for _ in range(reps):
         base = rng.random(n)
         a = (base < 0.5).astype(float)
         b = (base < 0.4).astype(float)  # P(a) - P(b) = 0.1, strongly correlated
-        hits += stats.paired_diff(a, b, n_boot=400, seed=i).boot.covers(0.1)
+        hits += stats.paired_diff(a, b).ci.covers(0.1)
     assert 0.92 <= hits / reps <= 0.975
 
 
@@ -215,3 +217,36 @@ def test_ratio_cluster_coverage_by_simulation():
     assert e.n == int(t.sum())
     assert 0.93 <= hits / reps <= 0.97
     assert math.isnan(stats.ratio_cluster([0], [0]).estimate)
+
+
+def test_p_value_does_not_underflow():
+    """1 - cdf(z) is 0 in double precision beyond z = 8.3; erfc keeps the tail."""
+    assert stats.normal_p_value(10.0) == pytest.approx(1.5239706e-23, rel=1e-6)
+    assert stats.normal_p_value(0.0) == 1.0
+
+
+def test_no_zero_width_intervals_for_zero_counts():
+    """0 failures in 300,000 throws: the Wilson bound, not [0, 0]; all-zero counts per hand:
+    the exact Poisson bound 3.689 / n."""
+    e = stats.ratio_cluster(np.zeros(100_000), np.full(100_000, 3))
+    assert e.estimate == 0 and e.lo == 0 and e.hi == pytest.approx(1.2805e-5, rel=1e-3)
+    assert e.hi == pytest.approx(stats.wilson(0, 300_000).hi)
+    m = stats.mean_t(np.zeros(500))
+    assert m.lo == 0 and m.hi == pytest.approx(-math.log(0.025) / 500)
+
+
+def test_mean_t_matches_formula_and_skew_check():
+    from scipy.stats import t
+
+    x = np.random.default_rng(3).integers(0, 40, 200) * 5.0
+    e = stats.mean_t(x)
+    h = t.ppf(0.975, 199) * x.std(ddof=1) / math.sqrt(200)
+    assert e.lo == pytest.approx(x.mean() - h) and e.hi == pytest.approx(x.mean() + h)
+    assert e.warning == ""
+    rare = np.zeros(300)
+    rare[:4] = 1.0  # 4 events in 300: too few for a normal-theory interval
+    assert "differ from the most common value" in stats.mean_t(rare).warning
+    skewed = np.zeros(200)
+    skewed[:12] = 40.0  # 12 events, skewness ~3.7: Cochran's rule wants n > 370
+    assert "skewed" in stats.skew_check(skewed)
+    assert stats.skew_check(np.ones(50)) == "no variation in the sample"

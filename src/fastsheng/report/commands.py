@@ -1,0 +1,192 @@
+"""The ``report`` and ``compare`` commands: read or simulate runs, compute, write the outputs and
+print the headline (called by :mod:`fastsheng.cli`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fastsheng.report.compare import compute_compare
+from fastsheng.report.model import Report
+from fastsheng.report.render import print_headline, write_report
+from fastsheng.report.runs import Run, load_run
+from fastsheng.report.single import compute_report
+
+__all__ = ["report_command", "compare_command", "simulate_run"]
+
+
+def report_command(
+    run: str | os.PathLike[str],
+    out: str | os.PathLike[str] | None = None,
+    *,
+    quiet: bool = False,
+    console: Any = None,
+    notice: str | None = None,
+) -> Report:
+    """``fastsheng report RUN [--out DIR]``: write ``RUN/report/`` (or DIR) and print the
+    headline. ``notice`` (e.g. "incomplete: 3 of 10 batches") is shown on every output."""
+    r = load_run(run)
+    rep = compute_report(r, notice=notice)
+    where = Path(out) if out else Path(run) / "report"
+    index = write_report(rep, where)
+    if not quiet:
+        print_headline(rep, console)
+        _say(console, f"wrote {index} and {len(rep.tables)} CSV tables")
+    return rep
+
+
+def _say(console: Any, text: str) -> None:
+    if console is not None:
+        console.print(text)
+    else:
+        print(text)
+
+
+def compare_command(
+    runs: Sequence[str | os.PathLike[str]] = (),
+    *,
+    rules: Sequence[str] = (),
+    bots: Sequence[str] = (),
+    n: int = 20_000,
+    seed: int = 0,
+    batch_size: int | None = None,
+    mode: str = "hands",
+    level: str = "2",
+    out: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+    quiet: bool = False,
+    console: Any = None,
+    batch_fn: Any = None,
+    notice: str | None = None,
+) -> Report:
+    """``fastsheng compare``: either two existing runs (``runs=[A, B]``), or simulate two variants
+    that differ in rules (``rules=[a, b]``) or bots (``bots=[a, b]``) over the same deals
+    (same seed, n and batch size: common random numbers) into ``OUT/a`` and ``OUT/b``, then
+    compare. Writes ``OUT/index.html`` + CSVs (default ``OUT``: ``compare-<a>-vs-<b>``).
+    ``notice`` is shown on every output."""
+    runs = [str(r) for r in runs]
+    if runs:
+        if len(runs) != 2 or rules or bots:
+            raise ValueError("give exactly two run folders, or two --rules / two --bots")
+        run_a, run_b = load_run(runs[0]), load_run(runs[1])
+        la, lb = _short_label(run_a, run_b)
+        where = (
+            Path(out)
+            if out
+            else Path(runs[0]).parent / (f"compare-{Path(runs[0]).name}-vs-{Path(runs[1]).name}")
+        )
+    else:
+        rules = list(rules) or []
+        bots = list(bots) or []
+        if len(rules) == 2 and len(bots) <= 1:
+            variants = [(r, bots[0] if bots else None) for r in rules]
+            labels = list(rules)
+        elif len(bots) == 2 and len(rules) <= 1:
+            variants = [(rules[0] if rules else "standard", b) for b in bots]
+            labels = [_lineup_label(b) for b in bots]
+        else:
+            raise ValueError(
+                "give two --rules (and at most one --bots), or two --bots (and at "
+                "most one --rules), or two run folders"
+            )
+        if labels[0] == labels[1]:
+            labels = [f"{labels[0]}-A", f"{labels[1]}-B"]
+        where = Path(out) if out else Path(f"compare-{_safe(labels[0])}-vs-{_safe(labels[1])}")
+        paths = []
+        for (rl, bt), lab in zip(variants, labels, strict=True):
+            p = where / "runs" / _safe(lab)
+            simulate_run(
+                p,
+                rules=rl,
+                bots=bt,
+                n=n,
+                seed=seed,
+                batch_size=batch_size,
+                mode=mode,
+                level=level,
+                workers=workers,
+                batch_fn=batch_fn,
+            )
+            paths.append(p)
+        run_a, run_b = load_run(paths[0]), load_run(paths[1])
+        la, lb = labels
+    rep = compute_compare(run_a, run_b, label_a=la, label_b=lb, notice=notice)
+    index = write_report(rep, where)
+    if not quiet:
+        print_headline(rep, console)
+        _say(console, f"wrote {index} and {len(rep.tables)} CSV tables")
+    return rep
+
+
+def _short_label(a: Run, b: Run) -> tuple[str, str]:
+    ma, mb = a.manifest, b.manifest
+    if ma.get("rules_name") != mb.get("rules_name") or ma.get("rules") != mb.get("rules"):
+        if ma.get("bots") == mb.get("bots"):
+            return str(ma.get("rules_name")), str(mb.get("rules_name"))
+    if ma.get("bots") != mb.get("bots") and ma.get("rules") == mb.get("rules"):
+        return ",".join(ma.get("bots", [])), ",".join(mb.get("bots", []))
+    return Path(a.path).name, Path(b.path).name
+
+
+def _safe(s: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in s)
+
+
+def _bots_tuple(b: str | None) -> tuple[str, str, str, str]:
+    """A line-up (1 name, 2 = team 0, team 1, or 4) as the four versioned names it plays."""
+    from fastsheng.bots import resolve_bots
+
+    if b is None:
+        return resolve_bots("expert")
+    parts = [p.strip() for p in b.split(",") if p.strip()]
+    if len(parts) == 2:  # team 0 (seats 0, 2), team 1 (seats 1, 3)
+        parts = [parts[0], parts[1], parts[0], parts[1]]
+    if len(parts) not in (1, 4):
+        raise ValueError(f"bots: give 1, 2 (team 0, team 1) or 4 names, got {b!r}")
+    return resolve_bots(parts[0] if len(parts) == 1 else parts)
+
+
+def _lineup_label(b: str | None) -> str:
+    """``expert`` -> ``expert-v1``; ``expert,basic`` -> ``expert-v1,basic-v1``: the label of a
+    line-up names the versions that played."""
+    names = _bots_tuple(b)
+    if len(set(names)) == 1:
+        return names[0]
+    if names[0] == names[2] and names[1] == names[3]:
+        return f"{names[0]},{names[1]}"
+    return ",".join(names)
+
+
+def simulate_run(
+    out: str | os.PathLike[str],
+    *,
+    rules: str,
+    bots: str | None,
+    n: int,
+    seed: int,
+    batch_size: int | None = None,
+    mode: str = "hands",
+    level: str = "2",
+    workers: int | None = None,
+    batch_fn: Any = None,
+) -> Path:
+    """Simulate one run into ``out`` with :func:`fastsheng.runner.run` (reusing a finished run
+    with the same configuration)."""
+    from fastsheng.rules import rules_from_spec
+    from fastsheng.runner import DEFAULT_BATCH_SIZE, RunSpec, run
+
+    spec = RunSpec(
+        rules=rules_from_spec(rules),
+        bots=_bots_tuple(bots),
+        seed=seed,
+        n=n,
+        batch_size=batch_size or DEFAULT_BATCH_SIZE[mode],
+        mode=mode,
+        level=level,
+    )
+    p = Path(out)
+    resume = (p / "run.json").is_file()
+    run(spec, str(p), workers=workers, resume=resume, batch_fn=batch_fn)
+    return p

@@ -1,0 +1,207 @@
+"""Every per-hand metric of ``report`` and ``compare``, declared once: what it is called, its unit,
+its kind (which decides its interval), the columns it needs and how to compute it from the
+canonical hands table (:mod:`fastsheng.report.columns`).
+
+Kinds and intervals (all 95%):
+
+* ``proportion``: a share of hands (``value`` is 0/1 per hand): Wilson score interval.
+* ``mean``: a mean per hand: Student t interval with :func:`fastsheng.stats.skew_check` (the
+  ``warning`` column says when the sample is too skewed or has too few events for it to hold;
+  all-zero counts get the exact Poisson bound 3.689 / n instead of [0, 0]).
+* ``ratio``: a ratio of sums over hands (``value`` / ``den``): cluster-robust delta-method interval
+  with the hand as the cluster (Wilson bound when no event varies).
+
+``among`` restricts a metric to some hands (e.g. per capture); its n counts those hands.
+``compare`` pairs every metric without ``among`` hand by hand (:func:`paired`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fastsheng import stats
+
+__all__ = ["CONF", "Metric", "METRICS", "metric", "estimate_row", "paired_row", "available"]
+
+CONF = 0.95
+
+Values = Callable[[pd.DataFrame], Any]
+
+
+@dataclass(frozen=True)
+class Metric:
+    key: str  # stable name (CSV column ``key``)
+    label: str  # what the number is, as shown
+    unit: str  # share, points, levels, throws, x (multiplier)
+    kind: str  # proportion, mean or ratio
+    needs: tuple[str, ...]  # canonical columns it is computed from
+    value: Values  # per-hand value (0/1 for a proportion; the numerator of a ratio)
+    den: Values | None = None  # per-hand denominator of a ratio
+    among: Values | None = None  # the hands it is defined on (a mask); None: all hands
+    note: str = ""
+
+    def available(self, h: pd.DataFrame) -> bool:
+        return all(c in h for c in self.needs)
+
+    @property
+    def pairable(self) -> bool:
+        """Defined on every hand, so two runs can be compared hand by hand."""
+        return self.among is None
+
+
+def _col(name: str) -> Values:
+    return lambda h: h[name]
+
+
+def _pos(name: str) -> Values:
+    return lambda h: h[name] > 0
+
+
+def _captured(h: pd.DataFrame):
+    return h["kitty_captured"].to_numpy(bool)
+
+
+def _decided(h: pd.DataFrame):
+    return h["kitty_decides"].to_numpy(bool)
+
+
+_M = Metric
+_DECLARED: tuple[Metric, ...] = (
+    _M("defenders_total", "defenders' total points (mean)", "points", "mean",
+       ("defenders_total",), _col("defenders_total"),
+       note="trick points + kitty bonus + throw penalties, at least 0"),
+    _M("trick_points", "defenders' trick points (mean)", "points", "mean",
+       ("trick_points",), _col("trick_points")),
+    _M("dealer_won", "dealer side wins the hand", "share", "proportion",
+       ("dealer_won",), _col("dealer_won")),
+    _M("signed_change", "level change, level-table value (+ dealer side / - defenders)",
+       "levels", "mean", ("signed_change",), _col("signed_change"),
+       note="the raw level-table value (column levels), before end rank and must-play caps"),
+    _M("dealer_gain", "dealer side's levels, level-table value", "levels", "mean",
+       ("signed_change",), lambda h: np.maximum(h["signed_change"], 0)),
+    _M("defender_gain", "defenders' levels, level-table value", "levels", "mean",
+       ("signed_change",), lambda h: np.maximum(-h["signed_change"], 0)),
+    _M("signed_climbed", "levels climbed (+ dealer side / - defenders)", "levels", "mean",
+       ("signed_climbed",), _col("signed_climbed"),
+       note="column levels_climbed: the levels the winning side actually climbs"),
+    _M("dealer_climbed", "dealer side's levels climbed", "levels", "mean",
+       ("signed_climbed",), lambda h: np.maximum(h["signed_climbed"], 0)),
+    _M("defender_climbed", "defenders' levels climbed", "levels", "mean",
+       ("signed_climbed",), lambda h: np.maximum(-h["signed_climbed"], 0)),
+    _M("kitty_points", "points in the kitty as dealt", "points", "mean",
+       ("kitty_points",), _col("kitty_points")),
+    _M("kitty_buried", "points in the final kitty (buried by the burier)", "points", "mean",
+       ("kitty_buried",), _col("kitty_buried"),
+       note="the burier is the dealer, or the last 炒底 overcaller"),
+    _M("kitty_captured", "defenders capture the kitty", "share", "proportion",
+       ("kitty_captured",), _col("kitty_captured")),
+    _M("kitty_bonus", "kitty bonus per hand (all hands)", "points", "mean",
+       ("kitty_bonus",), _col("kitty_bonus")),
+    _M("bonus_per_capture", "kitty bonus per capture", "points", "mean",
+       ("kitty_bonus", "kitty_captured"), _col("kitty_bonus"), among=_captured),
+    _M("mult_per_capture", "multiplier per capture", "x", "mean",
+       ("kitty_multiplier", "kitty_captured"), _col("kitty_multiplier"), among=_captured),
+    _M("kitty_decides", "hands decided by the kitty (level outcome differs without the bonus)",
+       "share", "proportion", ("kitty_decides",), _col("kitty_decides")),
+    _M("kitty_flips", "  ... of which the winning side flips (share of the kitty-decided hands)",
+       "share", "proportion", ("kitty_decides", "kitty_flips_side"), _col("kitty_flips_side"),
+       among=_decided),
+    _M("decides_per_capture", "decided by the kitty, among captures", "share", "proportion",
+       ("kitty_decides", "kitty_captured"), _col("kitty_decides"), among=_captured),
+    _M("no_trump", "no-trump hands", "share", "proportion",
+       ("trump_kind",), lambda h: h["trump_kind"] == "no trump"),
+    _M("overcall", "hands with an overcall", "share", "proportion",
+       ("overcalls",), _pos("overcalls")),
+    _M("chaodi", "hands with 炒底 (an overcall after burial)", "share", "proportion",
+       ("chaodi",), _pos("chaodi")),
+    _M("declarations", "shows per hand", "shows", "mean",
+       ("declarations",), _col("declarations")),
+    _M("overcalls", "overcalls per hand", "overcalls", "mean",
+       ("overcalls",), _col("overcalls")),
+    _M("throws", "throws per hand", "throws", "mean", ("throws",), _col("throws")),
+    _M("throw_hand", "hands with a throw", "share", "proportion", ("throws",), _pos("throws")),
+    _M("failed_throws", "failed throws per hand", "throws", "mean",
+       ("failed_throws",), _col("failed_throws")),
+    _M("failed_hand", "hands with a failed throw", "share", "proportion",
+       ("failed_throws",), _pos("failed_throws")),
+    _M("failure_rate", "failure rate per throw", "share", "ratio",
+       ("failed_throws", "throws"), _col("failed_throws"), den=_col("throws"),
+       note="n = throws; hands are the clusters"),
+    _M("penalty", "penalty points per hand (effect on the defenders' total)", "points", "mean",
+       ("penalty",), _col("penalty")),
+)  # fmt: skip
+
+METRICS: dict[str, Metric] = {m.key: m for m in _DECLARED}
+
+
+def metric(key: str) -> Metric:
+    return METRICS[key]
+
+
+def available(keys: Sequence[str], h: pd.DataFrame) -> list[Metric]:
+    """The metrics among ``keys`` whose columns ``h`` has."""
+    return [METRICS[k] for k in keys if METRICS[k].available(h)]
+
+
+def _estimate(m: Metric, h: pd.DataFrame) -> stats.Estimate:
+    if m.among is not None:
+        h = h[np.asarray(m.among(h), dtype=bool)]
+    x = np.asarray(m.value(h), dtype=float)
+    if m.kind == "proportion":
+        e = stats.wilson(int(np.nansum(x)), int(np.isfinite(x).sum()), CONF)
+        return e
+    if m.kind == "ratio":
+        assert m.den is not None
+        return stats.ratio_cluster(x, np.asarray(m.den(h), dtype=float), CONF)
+    return stats.mean_t(x, CONF)
+
+
+def estimate_row(m: Metric, h: pd.DataFrame, **label: Any) -> dict[str, Any]:
+    """One table row: the metric's estimate, interval, n, interval method and warning."""
+    e = _estimate(m, h)
+    return {
+        **label,
+        "key": m.key,
+        "metric": m.label,
+        "unit": m.unit,
+        "kind": m.kind,
+        "estimate": e.estimate,
+        "estimate_lo": e.lo,
+        "estimate_hi": e.hi,
+        "n": e.n,
+        "interval": e.method,
+        "warning": e.warning,
+    }
+
+
+def paired_row(m: Metric, ha: pd.DataFrame, hb: pd.DataFrame) -> dict[str, Any]:
+    """The paired difference A - B of a pairable metric, hand i of A with hand i of B."""
+    xa = np.asarray(m.value(ha), dtype=float)
+    xb = np.asarray(m.value(hb), dtype=float)
+    d = stats.paired_diff(xa, xb, CONF)
+    s = d.std_diff
+    return {
+        "key": m.key,
+        "metric": m.label,
+        "unit": m.unit,
+        "n": d.n,
+        "mean_a": d.mean_a,
+        "mean_b": d.mean_b,
+        "diff": d.diff,
+        "diff_lo": d.ci.lo,
+        "diff_hi": d.ci.hi,
+        "p_value": d.p_value,
+        "mde": d.mde,
+        "std_diff": s.estimate,
+        "std_diff_lo": s.lo,
+        "std_diff_hi": s.hi,
+        "sd_diff": d.sd_diff,
+        "pairs_differing": d.n_differ,
+        "excludes_0": bool(d.significant),
+        "warning": d.ci.warning,
+    }
