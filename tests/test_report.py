@@ -319,6 +319,31 @@ def _check_report_against_raw(path: Path, rules) -> None:
         oc = raw[col(raw, "overcalls")].to_numpy(int)
         check_prop(dec["at least one overcall|yes"], int((oc > 0).sum()), n)
     check_prop(dec["no-trump hand|yes"], int(nt.sum()), n)
+    # issue 10, item 9: who set the final trump and who buried the final kitty (after 炒底)
+    for seat, question in (
+        ("final_caller", "whose call set the final trump (last 炒底 overcaller, else declarer)"),
+        ("burier", "who buried the final kitty"),
+    ):
+        if seat in raw:
+            s = raw[seat].astype("float").fillna(-1).to_numpy(int)
+            rel = (s - dealer) % 4
+            roles = np.where(
+                s < 0,
+                "nobody",
+                np.where(rel == 0, "dealer", np.where(rel == 2, "dealer's partner", "defender")),
+            )
+            for role in np.unique(roles):
+                check_prop(dec[f"{question}|{role}"], int((roles == role).sum()), n)
+    # item 8: the levels actually climbed, beside the raw level-table value
+    if "levels_climbed" in raw:
+        climbed = raw["levels_climbed"].to_numpy(int)
+        check_mean(head["signed_climbed"], np.where(dealer_won, climbed, -climbed), "estimate")
+        got = by_key(rep.table("levels_climbed").df, "outcome")
+        dealer_up = dealer_won & (climbed > 0)
+        if dealer_up.any():
+            k = int(climbed[dealer_up].max())
+            check_prop(got[f"dealer +{k}"], int((climbed[dealer_up] == k).sum()), n)
+        assert "levels_climbed" in rep.table("levels_climbed").note
     assert {"headline", "points_by_trump", "level_change", "dealer_win"} <= names
 
 
@@ -330,7 +355,28 @@ def test_report_tables_match_raw_parquet_synthetic(runs):
 
 
 def test_report_tables_match_raw_parquet_real(real_run):
+    raw = raw_hands(real_run)
+    assert {"burier", "final_caller", "levels_climbed"} <= set(raw.columns)
     _check_report_against_raw(real_run, get_rules("standard"))
+
+
+def test_report_at_level_a_separates_table_value_from_levels_climbed(tmp_path):
+    """Item 8: at level A a dealer-side win records +1..+3 in the level table (column levels)
+    but climbs nothing; the report shows both, each table saying which it uses."""
+    if not _engine_available():
+        pytest.skip("fastsheng.hands (the engine) is not built yet")
+    spec = RunSpec(
+        rules=get_rules("standard"), bots=("basic",) * 4, seed=4, n=1000, batch_size=500, level="A"
+    )
+    run(spec, str(tmp_path / "a"), workers=0)
+    rep = report.compute_report(report.load_run(tmp_path / "a"), figures=False)
+    table_value = by_key(rep.table("level_change").df, "outcome")
+    climbed = by_key(rep.table("levels_climbed").df, "outcome")
+    assert table_value["dealer +1"]["count"] > 0  # the raw table value
+    assert not any(k.startswith("dealer +") for k in climbed)  # nothing to climb past A
+    head = by_key(rep.table("headline").df, "key")
+    assert head["signed_change"]["estimate"] != head["signed_climbed"]["estimate"]
+    assert "level-table value" in head["signed_change"]["metric"]
 
 
 def test_report_command_writes_html_and_csv(runs, tmp_path, capsys):

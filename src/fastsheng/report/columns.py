@@ -5,7 +5,8 @@ simulator's names (canonical name -> candidates, first present wins).
 What each canonical hands column holds (a column is absent when the run did not record it):
 
 * ``declarer``: the standing caller when the calls closed with the deal (before burial and any
-  炒底); ``final_caller``: the seat whose call set the final trump after 炒底 (NaN when none);
+  炒底); ``final_caller``: the seat whose call set the final trump (the last 炒底 overcaller,
+  else the declarer; NaN when trump was not called);
   ``burier``: the seat that buried the final kitty (the dealer, or the last 炒底 overcaller).
 * ``kitty_buried``: points in the final kitty, buried by ``burier``.
 * ``level_change``: the raw level-table value (``levels``) for the winning side, before the end

@@ -395,7 +395,7 @@ def throws(ctx: Context) -> list[Table]:
 _ROLES = ("dealer", "dealer's partner", "defender", "nobody")
 _SEAT_QUESTIONS = (
     ("declarer_role", "standing caller at the close of the deal (before burial)"),
-    ("final_caller_role", "whose call set the final trump (after 炒底)"),
+    ("final_caller_role", "whose call set the final trump (last 炒底 overcaller, else declarer)"),
     ("burier_role", "who buried the final kitty"),
 )
 

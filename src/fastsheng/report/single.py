@@ -29,8 +29,9 @@ LEVEL_COLUMNS = (
 )
 SEAT_COLUMNS = (
     "Seats after 炒底: declarer = the standing caller when the calls closed with the deal (before "
-    "burial); final_caller = whose call set the final trump; burier = who buried the final kitty "
-    "(the dealer, or the last 炒底 overcaller); kitty_points_buried = points in that final kitty."
+    "burial); final_caller = whose call set the final trump (the last 炒底 overcaller, else the "
+    "declarer); burier = who buried the final kitty (the dealer, or the last 炒底 overcaller); "
+    "kitty_points_buried = points in that final kitty; trumps_s etc. under the final trump."
 )
 
 
