@@ -13,6 +13,9 @@ hand by hand: the mean paired difference A - B with a paired Student t 95% inter
 Pairing removes the deal-to-deal variance that two independent runs would carry, so the same n
 detects much smaller differences (the printout shows the unpaired MDE for comparison).
 
+It also prints which rule switches differ and the deal check. docs/analysis.md quotes this output
+(python analysis/variant_balance.py, defaults) and tests/test_report.py checks the quote.
+
 Run: python analysis/variant_balance.py                 (simulates standard vs super, 20,000 each)
      python analysis/variant_balance.py RUN_A RUN_B     (two runs made with the same seed)
 """
@@ -27,14 +30,32 @@ import numpy as np
 import pandas as pd
 
 from fastsheng import stats
-from fastsheng.report import canonical_hands
+from fastsheng.numfmt import fmt_p
+from fastsheng.report import canonical_hands, deal_check, load_run
 
 
 def hands(run: Path) -> pd.DataFrame:
     return canonical_hands(pd.read_parquet(run / "hands")).sort_values("hand_id")
 
 
-def main(argv: list[str] | None = None, n: int = 20_000) -> pd.DataFrame:
+def setup_lines(run_a: Path, run_b: Path) -> list[str]:
+    """What differs between the two runs' rules, and whether they dealt the same cards from the
+    same dealer (the report's deal check)."""
+    ra, rb = load_run(run_a), load_run(run_b)
+    rules_a, rules_b = ra.manifest.get("rules") or {}, rb.manifest.get("rules") or {}
+    switches = sorted(k for k in set(rules_a) | set(rules_b) if k != "name" and
+                      rules_a.get(k) != rules_b.get(k))  # fmt: skip
+    a, b = ra.hands.merge(rb.hands[["hand_id"]]), rb.hands.merge(ra.hands[["hand_id"]])
+    deal = deal_check(a, b)
+    return [
+        f"switches that differ: {len(switches)} ({', '.join(switches)})",
+        f"same cards and dealer: {deal['same_share']:.2%} of {deal['scope']}",
+    ]
+
+
+def main(
+    argv: list[str] | None = None, n: int = 20_000, out: Path = Path("runs"), workers=None
+) -> pd.DataFrame:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) == 2:
         run_a, run_b = Path(argv[0]), Path(argv[1])
@@ -42,7 +63,9 @@ def main(argv: list[str] | None = None, n: int = 20_000) -> pd.DataFrame:
         from fastsheng.report import simulate_run
 
         run_a, run_b = (
-            simulate_run(Path(f"runs/analysis-balance-{r}"), rules=r, bots=None, n=n, seed=11)
+            simulate_run(
+                out / f"analysis-balance-{r}", rules=r, bots=None, n=n, seed=11, workers=workers
+            )
             for r in ("standard", "super")
         )
     a, b = hands(run_a), hands(run_b)
@@ -58,7 +81,7 @@ def main(argv: list[str] | None = None, n: int = 20_000) -> pd.DataFrame:
     for name, f in metrics.items():
         xa, xb = np.asarray(f(a), float), np.asarray(f(b), float)
         d = stats.paired_diff(xa, xb)
-        unpaired_sd = math.sqrt(xa.var(ddof=1) + xb.var(ddof=1))
+        unpaired = stats.mde(math.sqrt(xa.var(ddof=1) + xb.var(ddof=1)), d.n)
         rows.append(
             {
                 "metric": name,
@@ -67,20 +90,22 @@ def main(argv: list[str] | None = None, n: int = 20_000) -> pd.DataFrame:
                 "A - B": d.diff,
                 "lo95": d.ci.lo,
                 "hi95": d.ci.hi,
-                "p": d.p_value,
+                "p": fmt_p(d.p_value),
                 "MDE paired": d.mde,
-                "MDE if unpaired": stats.mde(unpaired_sd, d.n),
-                "n for MDE 0.01 (paired)": (
-                    stats.n_for_mde(0.01, d.sd_diff) if d.sd_diff > 0 else 0
-                ),
+                "MDE if unpaired": unpaired,
+                # independent runs need (unpaired MDE / paired MDE)^2 times more hands
+                "variance ratio": (unpaired / d.mde) ** 2 if d.mde > 0 else float("nan"),
             }
         )
     table = pd.DataFrame(rows)
-    print(f"A = {run_a}\nB = {run_b}\n{len(a):,} paired hands\n")
+    print(f"A = {run_a}\nB = {run_b}")
+    print("\n".join(setup_lines(run_a, run_b)))
+    print(f"{len(a):,} paired hands\n")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     print(
         "\nResult: a difference is established when its interval excludes 0; a difference "
-        "smaller than the MDE may exist but this n would usually miss it."
+        "smaller than the MDE may exist but this n would usually miss it. The variance ratio is "
+        "how many times more hands two independent runs would need for the same MDE."
     )
     return table
 

@@ -1101,3 +1101,51 @@ def test_report_page_states_the_conventions(runs, tmp_path):
     sim = (Path(__file__).resolve().parents[1] / "docs" / "sim.md").read_text()
     for text in (readme, sim):
         assert "random seat" in text and "later-hand rules" in text and "levels_climbed" in text
+
+
+# --------------------------------------------------------------------------------------------
+# item 6: every number quoted in docs/analysis.md is printed by a script in analysis/
+
+
+def _doc_outputs() -> dict[str, list[str]]:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "analysis.md").read_text()
+    blocks = re.findall(r"<!-- output of: (\S+) -->\n```\n(.*?)```", doc, re.S)
+    return {script: [ln for ln in body.splitlines() if ln.strip()] for script, body in blocks}
+
+
+def _norm(line: str) -> str:
+    return " ".join(line.split())
+
+
+def _check_quote(script: str, printed: str) -> None:
+    lines = {_norm(ln) for ln in printed.splitlines()}
+    quoted = _doc_outputs()[script]
+    assert quoted
+    for ln in quoted:
+        assert _norm(ln) in lines, f"docs/analysis.md quotes a line {script} does not print: {ln}"
+
+
+def test_docs_quote_only_scripts_that_exist():
+    root = Path(__file__).resolve().parents[1]
+    outputs = _doc_outputs()
+    assert set(outputs) == {"analysis/variant_balance.py", "analysis/interval_coverage.py"}
+    assert all((root / s).is_file() for s in outputs)
+
+
+def test_docs_pairing_example_is_what_variant_balance_prints(tmp_path, capsys):
+    """The pairing example of docs/analysis.md (switches that differ, variance ratios) is the
+    output of analysis/variant_balance.py with its defaults (it said 'only the level table' and
+    ratios of 'over 100' and 14, which no script printed)."""
+    if not _engine_available():
+        pytest.skip("fastsheng.hands (the engine) is not built yet")
+    _script("variant_balance").main([], out=tmp_path, workers=0)
+    _check_quote("analysis/variant_balance.py", capsys.readouterr().out)
+
+
+@pytest.mark.slow
+def test_docs_coverage_table_is_what_interval_coverage_prints(capsys):
+    """About 20 s: the coverage figures of docs/analysis.md are the script's output."""
+    if not _engine_available():
+        pytest.skip("fastsheng.hands (the engine) is not built yet")
+    _script("interval_coverage").main([])
+    _check_quote("analysis/interval_coverage.py", capsys.readouterr().out)

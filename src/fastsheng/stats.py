@@ -8,8 +8,8 @@ example studies in ``analysis/`` can put them in tables directly.
 * Means: :func:`mean_t` (Student t interval with a skew check: the report's interval for every
   mean), :func:`mean_normal` (z interval) and :func:`mean_bootstrap` (percentile bootstrap, kept for
   studies). The percentile bootstrap undercovers for rare or heavy-tailed outcomes at small n
-  (measured on simulator data by ``analysis/interval_coverage.py``: 0.83 for the paired "decided
-  by the kitty" difference at n = 300, where the t interval covers 0.93), so the report does not use
+  (measured on simulator data by ``analysis/interval_coverage.py``: 0.85 for the paired "decided
+  by the kitty" difference at n = 300, where the t interval covers 0.94), so the report does not use
   it. :func:`skew_check` flags samples where no normal-theory interval can be trusted: fewer than
   28 + 25 g1^2 observations (Cochran's rule, g1 the sample skewness) or fewer than 10 values away
   from the most common one. Simulation output is discrete, so the bootstrap resamples *counts of
