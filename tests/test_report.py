@@ -158,6 +158,16 @@ def wilson_ref(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, flo
     return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
+def cluster_ref(x, groups, z: float = 1.959963984540054) -> tuple[float, float, float]:
+    """Mean of per-hand values with hands clustered in matches: ratio of per-match sums, delta
+    method (written out again, independently of fastsheng.stats)."""
+    g = pd.DataFrame({"x": np.asarray(x, float), "g": np.asarray(groups)}).groupby("g")["x"]
+    num, den = g.sum().to_numpy(), g.count().to_numpy().astype(float)
+    k, r = num.size, num.sum() / den.sum()
+    se = math.sqrt(((num - r * den) ** 2).sum() / (k - 1) / k) / (den.sum() / k)
+    return r, r - z * se, r + z * se
+
+
 def check_prop(row, k: int, n: int, est="p"):
     p, lo, hi = wilson_ref(k, n)
     assert int(row["n"]) == n
@@ -791,6 +801,14 @@ def test_match_tables_match_raw_parquet(real_match_run):
         int(decided.sum()),
         "estimate",
     )
+    # the hands of a match are dependent: intervals over hands are cluster-robust by match
+    head = by_key(rep.table("headline").df, "key")
+    dealer_won = hands["winner"].astype(str).eq("dealer").to_numpy()
+    r, lo, hi = cluster_ref(dealer_won, hands["match_id"])
+    row = head["dealer_won"]
+    assert row["estimate"] == pytest.approx(r) and row["n"] == len(hands)
+    assert row["estimate_lo"] == pytest.approx(lo) and row["estimate_hi"] == pytest.approx(hi)
+    assert "matches as clusters" in row["interval"]
     # hand1_dealer = final: the first dealer is the hand-1 caller, and the label says so
     assert "calling strength" in m["first dealer's team wins the match"]["detail"]
     # win probability by level (issue 10, item 2): one observation per decided match and level,
@@ -873,7 +891,16 @@ def test_compare_matches_per_match_table(real_match_run, tmp_path):
     diff = ha.to_numpy(float) - hb.to_numpy(float)
     assert d["hands per match"]["diff"] == pytest.approx(diff.mean())
     assert d["hands per match"]["n"] == 60
-    assert "matches mode" in rep.table("headline").note
+    note = rep.table("headline").note
+    assert "matches mode" in note and "rotated" in note and "cluster-robust" in note
+    # per-hand differences: cluster-robust by match (the hands of a match are dependent)
+    ra, rb = raw_hands(real_match_run), raw_hands(other)
+    both = ra.merge(rb, on="hand_id", suffixes=("_a", "_b"))
+    diff = both["defenders_total_a"].to_numpy(float) - both["defenders_total_b"].to_numpy(float)
+    r, lo, hi = cluster_ref(diff, both["match_id_a"])
+    row = by_key(rep.table("headline").df, "key")["defenders_total"]
+    assert row["diff"] == pytest.approx(r)
+    assert row["diff_lo"] == pytest.approx(lo) and row["diff_hi"] == pytest.approx(hi)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1149,3 +1176,15 @@ def test_docs_coverage_table_is_what_interval_coverage_prints(capsys):
         pytest.skip("fastsheng.hands (the engine) is not built yet")
     _script("interval_coverage").main([])
     _check_quote("analysis/interval_coverage.py", capsys.readouterr().out)
+
+
+def test_shares_shown_as_percentages_even_without_unit_column(runs):
+    """The dealer-side win table does not show its unit column; its shares are still shown as
+    percentages (one unit per column: shares in %, the rest in their own unit)."""
+    rep = report.compute_report(report.load_run(runs["a"]), figures=False)
+    shown = report.display_frame(rep.table("dealer_win"))
+    assert all(c.endswith("%]") for c in shown["estimate (95% CI)"])
+    kitty = report.display_frame(rep.table("kitty"))
+    units = rep.table("kitty").df["unit"].tolist()
+    for cell, unit in zip(kitty["estimate (95% CI)"], units, strict=True):
+        assert cell.endswith("%]") == (unit == "share"), (cell, unit)

@@ -14,7 +14,7 @@ from fastsheng import stats
 from fastsheng.report import plots
 from fastsheng.report.columns import canonical_hands, canonical_matches, pick_column, team_codes
 from fastsheng.report.matches import first_dealer_meaning
-from fastsheng.report.metrics import CONF, METRICS, Metric, paired_row
+from fastsheng.report.metrics import CONF, METRICS, Metric, clustered_paired, interval, paired_row
 from fastsheng.report.model import Figure, Report, Table
 from fastsheng.report.runs import Run
 from fastsheng.report.sections import outcome_key
@@ -98,8 +98,8 @@ MATCHES_PAIRING = (
     "matches reached are compared (early hands weigh more). Hand k of match i gets the same "
     "shuffle in both runs, but once the two matches' dealers differ it is dealt from another "
     "seat: the same cards, rotated, so later pairs are correlated, neither identical nor "
-    "independent. The hands of one match are dependent and these per-hand intervals treat them "
-    "as independent: prefer the per-match table"
+    "independent. The hands of one match are dependent: the intervals here are cluster-robust "
+    "with the match as the cluster; the per-match table answers per-match questions"
 )
 
 
@@ -119,8 +119,8 @@ def pairing_text(deal: dict, same_seed: bool, matches_mode: bool) -> str:
     return text + ("; " + MATCHES_PAIRING if matches_mode else "")
 
 
-def _headline(ha, hb, la, lb, pairing: str) -> Table:
-    rows = [paired_row(m, ha, hb) for m in _pairable(ha, hb)]
+def _headline(ha, hb, la, lb, pairing: str, cluster: str | None) -> Table:
+    rows = [paired_row(m, ha, hb, cluster) for m in _pairable(ha, hb)]
     k = len(rows)
     note = (
         f"A = {la}; B = {lb}. Pairing: {pairing}. diff = mean over hands of (A - B) with the "
@@ -155,15 +155,16 @@ def _pairable(ha: pd.DataFrame, hb: pd.DataFrame) -> list[Metric]:
     return [m for m in ms if m.pairable and m.available(ha) and m.available(hb)]
 
 
-def _level_change(ha: pd.DataFrame, hb: pd.DataFrame) -> Table | None:
+def _level_change(ha: pd.DataFrame, hb: pd.DataFrame, cluster: str | None) -> Table | None:
     if "outcome" not in ha or "outcome" not in hb:
         return None
     n = len(ha)
+    c = ha[cluster].to_numpy() if cluster else None
     rows = []
     for o in sorted(set(ha["outcome"]) | set(hb["outcome"]), key=outcome_key):
         xa, xb = (ha["outcome"] == o).to_numpy(), (hb["outcome"] == o).to_numpy()
-        d = stats.paired_diff(xa, xb, CONF)
-        ea, eb = stats.wilson(int(xa.sum()), n), stats.wilson(int(xb.sum()), n)
+        d = clustered_paired(xa, xb, c) if cluster else stats.paired_diff(xa, xb, CONF)
+        ea, eb = interval("proportion", xa, clusters=c), interval("proportion", xb, clusters=c)
         rows.append(
             {
                 "outcome": o,
@@ -345,9 +346,10 @@ def compute_compare(
         },
         notice="; ".join(dict.fromkeys(notices)) or None,
     )
-    head = _headline(ha, hb, la, lb, pairing_text(deal, same_seed, matches_mode))
+    cluster = "match_id" if matches_mode and "match_id" in ha and "match_id" in hb else None
+    head = _headline(ha, hb, la, lb, pairing_text(deal, same_seed, matches_mode), cluster)
     rep.tables.append(head)
-    for t in (_level_change(ha, hb), _match_differences(run_a, run_b)):
+    for t in (_level_change(ha, hb, cluster), _match_differences(run_a, run_b)):
         if t is not None:
             rep.tables.append(t)
     for tag, run, label in (("a", run_a, la), ("b", run_b, lb)):

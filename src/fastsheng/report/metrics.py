@@ -11,6 +11,9 @@ Kinds and intervals (all 95%):
 * ``ratio``: a ratio of sums over hands (``value`` / ``den``): cluster-robust delta-method interval
   with the hand as the cluster (Wilson bound when no event varies).
 
+In matches mode the hands of a match are dependent: every interval is then the cluster-robust one
+with the match as the cluster (:func:`clustered`), whatever the kind.
+
 ``among`` restricts a metric to some hands (e.g. per capture); its n counts those hands.
 ``compare`` pairs every metric without ``among`` hand by hand (:func:`paired`).
 """
@@ -18,7 +21,7 @@ Kinds and intervals (all 95%):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -26,7 +29,18 @@ import pandas as pd
 
 from fastsheng import stats
 
-__all__ = ["CONF", "Metric", "METRICS", "metric", "estimate_row", "paired_row", "available"]
+__all__ = [
+    "CONF",
+    "Metric",
+    "METRICS",
+    "metric",
+    "estimate_row",
+    "paired_row",
+    "available",
+    "interval",
+    "clustered",
+    "clustered_paired",
+]
 
 CONF = 0.95
 
@@ -148,22 +162,55 @@ def available(keys: Sequence[str], h: pd.DataFrame) -> list[Metric]:
     return [METRICS[k] for k in keys if METRICS[k].available(h)]
 
 
-def _estimate(m: Metric, h: pd.DataFrame) -> stats.Estimate:
-    if m.among is not None:
-        h = h[np.asarray(m.among(h), dtype=bool)]
-    x = np.asarray(m.value(h), dtype=float)
-    if m.kind == "proportion":
-        e = stats.wilson(int(np.nansum(x)), int(np.isfinite(x).sum()), CONF)
-        return e
-    if m.kind == "ratio":
-        assert m.den is not None
-        return stats.ratio_cluster(x, np.asarray(m.den(h), dtype=float), CONF)
+MIN_CLUSTERS = 30  # below this many matches a cluster-robust interval is flagged
+
+
+def clustered(x, den, clusters) -> stats.Estimate:
+    """sum(x) / sum(den) over units grouped in independent ``clusters`` (matches): the
+    cluster-robust (delta-method) interval of :func:`fastsheng.stats.ratio_cluster` on the
+    per-cluster sums. With ``den`` = 1 per hand this is a mean or a share of hands whose hands are
+    dependent within a match. ``n`` is the number of hands."""
+    x = np.asarray(x, dtype=float)
+    den = np.ones_like(x) if den is None else np.asarray(den, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(den)
+    _, codes = np.unique(np.asarray(clusters)[ok], return_inverse=True)
+    num = np.bincount(codes, weights=x[ok])
+    d = np.bincount(codes, weights=den[ok])
+    e = stats.ratio_cluster(num, d, CONF)
+    k = num.size
+    warn = f"only {k} matches for a cluster-robust interval" if k < MIN_CLUSTERS else ""
+    method = "cluster-robust, matches as clusters"
+    return stats.Estimate(e.estimate, e.lo, e.hi, int(ok.sum()), CONF, method, warn)
+
+
+def interval(kind: str, x, den=None, clusters=None) -> stats.Estimate:
+    """The estimate and interval of a metric's kind for per-hand values ``x`` (``den``: a
+    ratio's denominators); with ``clusters`` (matches mode: the match of each hand) always the
+    cluster-robust interval."""
+    x = np.asarray(x, dtype=float)
+    if clusters is not None:
+        return clustered(x, den, clusters)
+    if kind == "proportion":
+        return stats.wilson(int(np.nansum(x)), int(np.isfinite(x).sum()), CONF)
+    if kind == "ratio":
+        return stats.ratio_cluster(x, np.asarray(den, dtype=float), CONF)
     return stats.mean_t(x, CONF)
 
 
-def estimate_row(m: Metric, h: pd.DataFrame, **label: Any) -> dict[str, Any]:
-    """One table row: the metric's estimate, interval, n, interval method and warning."""
-    e = _estimate(m, h)
+def _estimate(m: Metric, h: pd.DataFrame, cluster: str | None) -> stats.Estimate:
+    if m.among is not None:
+        h = h[np.asarray(m.among(h), dtype=bool)]
+    den = m.den(h) if m.den is not None else None
+    clusters = h[cluster].to_numpy() if cluster else None
+    return interval(m.kind, m.value(h), den, clusters)
+
+
+def estimate_row(
+    m: Metric, h: pd.DataFrame, cluster: str | None = None, **label: Any
+) -> dict[str, Any]:
+    """One table row: the metric's estimate, interval, n, interval method and warning;
+    ``cluster``: the column of independent clusters (matches mode: ``match_id``)."""
+    e = _estimate(m, h, cluster)
     return {
         **label,
         "key": m.key,
@@ -179,11 +226,29 @@ def estimate_row(m: Metric, h: pd.DataFrame, **label: Any) -> dict[str, Any]:
     }
 
 
-def paired_row(m: Metric, ha: pd.DataFrame, hb: pd.DataFrame) -> dict[str, Any]:
-    """The paired difference A - B of a pairable metric, hand i of A with hand i of B."""
+def clustered_paired(xa, xb, clusters) -> stats.PairedDiff:
+    """:func:`fastsheng.stats.paired_diff` with the cluster-robust interval of the mean
+    difference (matches mode: the hands of a match are dependent); p-value and MDE from its
+    standard error."""
+    d = stats.paired_diff(xa, xb, CONF)
+    e = clustered(np.asarray(xa, float) - np.asarray(xb, float), None, clusters)
+    se = (e.hi - e.estimate) / stats.z_value(CONF)
+    p = stats.normal_p_value(e.estimate / se) if se > 0 else (1.0 if e.estimate == 0 else 0.0)
+    mde = (stats.z_value(CONF) + stats.z_value(0.6)) * se if se > 0 else float("nan")
+    return replace(d, ci=e, p_value=p, mde=mde)
+
+
+def paired_row(
+    m: Metric, ha: pd.DataFrame, hb: pd.DataFrame, cluster: str | None = None
+) -> dict[str, Any]:
+    """The paired difference A - B of a pairable metric, hand i of A with hand i of B;
+    ``cluster``: the column of independent clusters of hands (matches mode: ``match_id``)."""
     xa = np.asarray(m.value(ha), dtype=float)
     xb = np.asarray(m.value(hb), dtype=float)
-    d = stats.paired_diff(xa, xb, CONF)
+    if cluster:
+        d = clustered_paired(xa, xb, ha[cluster].to_numpy())
+    else:
+        d = stats.paired_diff(xa, xb, CONF)
     s = d.std_diff
     return {
         "key": m.key,

@@ -77,6 +77,14 @@ class Context:
     def n(self) -> int:
         return len(self.hands)
 
+    @property
+    def cluster(self) -> str | None:
+        """The column of independent clusters of hands: ``match_id`` in matches mode (the hands
+        of a match are dependent), else None (hands are independent)."""
+        if self.manifest.get("mode") == "matches" and "match_id" in self.hands:
+            return "match_id"
+        return None
+
     def has(self, *columns: str) -> bool:
         return all(c in self.hands for c in columns)
 

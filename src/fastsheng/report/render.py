@@ -43,9 +43,12 @@ def fmt_value(v: Any, digits: int | None = None, pct: bool = False) -> str:
 
 
 def _is_share(df: pd.DataFrame, i: int, col: str, t: Table) -> bool:
+    """Shown as a percentage: a ``percent`` column, or a share row (by the table's ``unit``
+    column, also when ``unit`` itself is not shown)."""
     if col in t.percent:
         return True
-    return col in _SHARE_COLUMNS and "unit" in df and str(df["unit"].iloc[i]) == "share"
+    unit = t.df["unit"] if "unit" in t.df else None
+    return col in _SHARE_COLUMNS and unit is not None and str(unit.iloc[i]) == "share"
 
 
 def _interval_column(df: pd.DataFrame, c: str, t: Table) -> list[str]:

@@ -20,7 +20,7 @@ import pandas as pd
 from fastsheng import stats
 from fastsheng.report import plots
 from fastsheng.report.columns import LEAD_KIND_ORDER, RANK_ORDER
-from fastsheng.report.metrics import CONF, METRICS, Metric, available, estimate_row
+from fastsheng.report.metrics import CONF, METRICS, Metric, available, estimate_row, interval
 from fastsheng.report.model import Context, Figure, Section, Table
 
 __all__ = [
@@ -35,7 +35,8 @@ __all__ = [
 INTERVALS_NOTE = (
     "Proportions: Wilson 95% intervals. Means: Student t 95% intervals (column warning: when the "
     "sample is too skewed or has too few events for it to hold). Ratios: cluster-robust, hands as "
-    "clusters. n = hands the estimate is over."
+    "clusters. Matches mode: every interval cluster-robust with the match as the cluster. "
+    "n = hands the estimate is over."
 )
 _ROW_COLUMNS = ("metric", "unit", "kind", "estimate", "estimate_lo", "estimate_hi", "n")
 
@@ -56,10 +57,16 @@ def outcome_key(label: str) -> tuple[int, int]:
 
 
 def metric_table(
-    name: str, title: str, keys: Sequence[str], h: pd.DataFrame, note: str = INTERVALS_NOTE
+    name: str,
+    title: str,
+    keys: Sequence[str],
+    h: pd.DataFrame,
+    note: str = INTERVALS_NOTE,
+    cluster: str | None = None,
 ) -> Table | None:
-    """One row per available metric of ``keys``, each with its own interval."""
-    rows = [estimate_row(m, h) for m in available(keys, h)]
+    """One row per available metric of ``keys``, each with its own interval (cluster-robust by
+    the column ``cluster`` when given)."""
+    rows = [estimate_row(m, h, cluster) for m in available(keys, h)]
     if not rows:
         return None
     df = pd.DataFrame(rows)
@@ -67,13 +74,19 @@ def metric_table(
 
 
 def grouped_table(
-    name: str, title: str, metrics: Sequence[Metric], h: pd.DataFrame, by: str, order=()
+    name: str,
+    title: str,
+    metrics: Sequence[Metric],
+    h: pd.DataFrame,
+    by: str,
+    order=(),
+    cluster: str | None = None,
 ) -> Table:
     """The metrics estimated within each value of column ``by`` (one row per group and metric)."""
     rows = []
     for g in ordered(h[by].unique(), order):
         sub = h[h[by] == g]
-        rows += [estimate_row(m, sub, **{by: g}) for m in metrics if m.available(h)]
+        rows += [estimate_row(m, sub, cluster, **{by: g}) for m in metrics if m.available(h)]
     show = (by, "metric", "unit", "estimate", "estimate_lo", "estimate_hi", "n", "warning")
     return Table(name, title, pd.DataFrame(rows), INTERVALS_NOTE, show=show)
 
@@ -97,18 +110,18 @@ HEADLINE = (
 
 
 def headline(ctx: Context) -> list[Table]:
-    t = metric_table("headline", "Headline", HEADLINE, ctx.hands)
+    t = metric_table("headline", "Headline", HEADLINE, ctx.hands, cluster=ctx.cluster)
     return [t] if t else []
 
 
-def _points_rows(h: pd.DataFrame, by: str | None, label: str) -> list[dict]:
+def _points_rows(h: pd.DataFrame, by: str | None, label: str, cluster: str | None) -> list[dict]:
     groups = [("all", h)] if by is None else [(g, h[h[by] == g]) for g in _groups(h, by)]
     rows = []
     for g, sub in groups:
         x = sub["defenders_total"].to_numpy(float)
         if x.size == 0:
             continue
-        e = stats.mean_t(x, CONF)
+        e = interval("mean", x, clusters=sub[cluster].to_numpy() if cluster else None)
         qs = np.quantile(x, [0.1, 0.25, 0.5, 0.75, 0.9], method="inverted_cdf")
         med = stats.quantile_ci(x, 0.5, CONF)
         rows.append(
@@ -146,9 +159,10 @@ def points(ctx: Context) -> list[Table | Figure]:
     h = ctx.hands
     if "defenders_total" not in h:
         return []
-    rows = _points_rows(h, None, "trump")
+    c = ctx.cluster
+    rows = _points_rows(h, None, "trump", c)
     if "trump_kind" in h:
-        rows += _points_rows(h, "trump_kind", "trump")
+        rows += _points_rows(h, "trump_kind", "trump", c)
     out: list[Table | Figure] = [
         Table(
             "points_by_trump",
@@ -158,7 +172,7 @@ def points(ctx: Context) -> list[Table | Figure]:
             digits=1,
         )
     ]
-    by_level = pd.DataFrame(_points_rows(h, "level", "level")) if "level" in h else None
+    by_level = pd.DataFrame(_points_rows(h, "level", "level", c)) if "level" in h else None
     if by_level is not None:
         note = "Level = the hand's level rank (the dealer side's). " + _POINTS_NOTE
         out.append(Table("points_by_level", "Defenders' total points by level", by_level, note))
@@ -217,11 +231,11 @@ def _points_figures(h: pd.DataFrame, by_level: pd.DataFrame | None) -> list[Figu
     return out
 
 
-def _outcome_rows(labels: pd.Series, n: int, column: str) -> list[dict]:
+def _outcome_rows(labels: pd.Series, n: int, column: str, clusters=None) -> list[dict]:
     counts = labels.value_counts()
     rows = []
     for o in sorted(counts.index, key=outcome_key):
-        e = stats.wilson(int(counts[o]), n, CONF)
+        e = interval("proportion", (labels == o).to_numpy(), clusters=clusters)
         rows.append(
             {
                 column: o,
@@ -239,7 +253,8 @@ def level_change(ctx: Context) -> list[Table | Figure]:
     h = ctx.hands
     if "outcome" not in h:
         return []
-    rows = _outcome_rows(h["outcome"], ctx.n, "outcome")
+    clusters = h[ctx.cluster].to_numpy() if ctx.cluster else None
+    rows = _outcome_rows(h["outcome"], ctx.n, "outcome", clusters)
     note = (
         "Which side goes up how many levels by the rules' level table: column levels, the raw "
         "level-table value before the end rank and must-play caps (hands mode: even at level A "
@@ -268,7 +283,7 @@ def level_change(ctx: Context) -> list[Table | Figure]:
             Table(
                 "levels_climbed",
                 "Levels climbed per hand",
-                pd.DataFrame(_outcome_rows(climbed, ctx.n, "outcome")),
+                pd.DataFrame(_outcome_rows(climbed, ctx.n, "outcome", clusters)),
                 note,
                 percent=("p",),
             )
@@ -298,11 +313,11 @@ def dealer_win(ctx: Context) -> list[Table]:
     if "dealer_won" not in h:
         return []
     m = METRICS["dealer_won"]
-    rows = [estimate_row(m, h, group="all hands")]
+    rows = [estimate_row(m, h, ctx.cluster, group="all hands")]
     for by, name in (("trump_kind", "trump"), ("level", "level")):
         if by in h and (by == "trump_kind" or h[by].nunique() > 1):
             for g in _groups(h, by):
-                rows.append(estimate_row(m, h[h[by] == g], group=f"{name}: {g}"))
+                rows.append(estimate_row(m, h[h[by] == g], ctx.cluster, group=f"{name}: {g}"))
     note = (
         "The dealer side 'wins' a hand when the defenders' total is below the take-over "
         "threshold (it goes up). Wilson 95% intervals."
@@ -336,7 +351,7 @@ def kitty(ctx: Context) -> list[Table | Figure]:
     h = ctx.hands
     if "kitty_captured" not in h:
         return []
-    t = metric_table("kitty", "Kitty", KITTY, h, _KITTY_NOTE + INTERVALS_NOTE)
+    t = metric_table("kitty", "Kitty", KITTY, h, _KITTY_NOTE + INTERVALS_NOTE, ctx.cluster)
     out: list[Table | Figure] = [t] if t else []
     if "last_lead_kind" not in h:
         return out
@@ -348,6 +363,7 @@ def kitty(ctx: Context) -> list[Table | Figure]:
         h,
         "last_lead_kind",
         LEAD_KIND_ORDER,
+        ctx.cluster,
     )
     by.note = "n = hands whose last trick was led with that kind (captures, for the bonus). " + (
         INTERVALS_NOTE
@@ -388,7 +404,7 @@ def throws(ctx: Context) -> list[Table]:
     if "throws" not in ctx.hands:
         return []
     note = "Failure rate per throw = failed / all throws; its n is the number of throws. "
-    t = metric_table("throws", "Throws", THROWS, ctx.hands, note + INTERVALS_NOTE)
+    t = metric_table("throws", "Throws", THROWS, ctx.hands, note + INTERVALS_NOTE, ctx.cluster)
     return [t] if t else []
 
 
@@ -400,11 +416,11 @@ _SEAT_QUESTIONS = (
 )
 
 
-def _share_rows(question: str, labels: pd.Series, n: int, order=()) -> list[dict]:
+def _share_rows(question: str, labels: pd.Series, n: int, order=(), clusters=None) -> list[dict]:
     counts = labels.value_counts()
     rows = []
     for a in ordered(counts.index, order):
-        e = stats.wilson(int(counts[a]), n, CONF)
+        e = interval("proportion", (labels == a).to_numpy(), clusters=clusters)
         rows.append(
             {
                 "question": question,
@@ -419,18 +435,25 @@ def _share_rows(question: str, labels: pd.Series, n: int, order=()) -> list[dict
     return rows
 
 
+def _yes_row(question: str, yes: np.ndarray, clusters) -> dict:
+    e = interval("proportion", yes, clusters=clusters)
+    return {"question": question, "answer": "yes", "n": e.n, "count": int(yes.sum()),
+            "p": e.estimate, "p_lo": e.lo, "p_hi": e.hi}  # fmt: skip
+
+
 def declarations(ctx: Context) -> list[Table]:
     h, n = ctx.hands, ctx.n
+    c = h[ctx.cluster].to_numpy() if ctx.cluster else None
     rows: list[dict] = []
     for col, question in _SEAT_QUESTIONS:
         if col in h:
-            rows += _share_rows(question, h[col], n, _ROLES)
+            rows += _share_rows(question, h[col], n, _ROLES, c)
     if "declarer" in h:
         seat = pd.to_numeric(h["declarer"], errors="coerce").fillna(-1).astype(int)
         names = seat.map(lambda s: "nobody" if s < 0 else f"seat {s}")
-        rows += _share_rows("seat of the standing caller", names, n)
+        rows += _share_rows("seat of the standing caller", names, n, (), c)
     if "trump_source" in h:
-        rows += _share_rows("how trump was set", h["trump_source"], n)
+        rows += _share_rows("how trump was set", h["trump_source"], n, (), c)
     for key, question in (
         ("no_trump", "no-trump hand"),
         ("overcall", "at least one overcall"),
@@ -438,24 +461,17 @@ def declarations(ctx: Context) -> list[Table]:
     ):
         m = METRICS[key]
         if m.available(h):
-            yes = pd.Series(np.where(np.asarray(m.value(h), bool), "yes", "no"))
-            rows += [r for r in _share_rows(question, yes, n) if r["answer"] == "yes"] or [
-                {
-                    "question": question,
-                    "answer": "yes",
-                    "n": n,
-                    "count": 0,
-                    "p": 0.0,
-                    "p_lo": 0.0,
-                    "p_hi": stats.wilson(0, n, CONF).hi,
-                }
-            ]
+            rows.append(_yes_row(question, np.asarray(m.value(h), bool), c))
     if not rows:
         return []
     note = "Shares of hands with Wilson 95% intervals; roles are relative to the hand's dealer."
     t = Table("declarations", "Declarations", pd.DataFrame(rows), note, percent=("p",))
     counts = metric_table(
-        "declaration_counts", "Shows and overcalls per hand", ("declarations", "overcalls"), h
+        "declaration_counts",
+        "Shows and overcalls per hand",
+        ("declarations", "overcalls"),
+        h,
+        cluster=ctx.cluster,
     )
     return [t] + ([counts] if counts else [])
 

@@ -19,7 +19,8 @@ HANDS_MODE = (
 MATCHES_MODE = (
     "Matches mode: whole matches from the rules' start rank ({start}); hand 1 follows the "
     "hand-1 rules (hand1_dealer = {hand1}), later hands the later-hand rules. The hands of a "
-    "match are dependent: per-match tables have one row per match."
+    "match are dependent: per-match tables have one row per match, and every interval over "
+    "hands is cluster-robust with the match as the cluster."
 )
 LEVEL_COLUMNS = (
     "Level columns: levels = the raw level-table value for the winning side (overcall bonus "
