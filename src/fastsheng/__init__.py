@@ -9,15 +9,19 @@ from fastsheng._core import level_outcome as _core_level_outcome
 from fastsheng._declare import can_declare
 from fastsheng.cards import format_cards, parse_cards
 from fastsheng.errors import FastshengError, IllegalPlay, RulesError
+from fastsheng.game import Action, Game
 from fastsheng.hands import BOTS, format_trace, simulate_hands, simulate_matches, trace_hand
+from fastsheng.observation import Observation
 from fastsheng.rules import Rules, get_rules, list_presets, load_rules
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Action",
     "BOTS",
     "Context",
     "FastshengError",
+    "Game",
     "IllegalPlay",
     "Rules",
     "RulesError",
@@ -29,6 +33,7 @@ __all__ = [
     "level_outcome",
     "list_presets",
     "load_rules",
+    "Observation",
     "parse_cards",
     "simulate_hands",
     "simulate_matches",

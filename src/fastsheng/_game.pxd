@@ -213,6 +213,7 @@ cdef struct game_t:
     int bury_return           # 0: the dealer's burial, 1: a 炒底 caller's (back to PH_CHAODI)
     hand_t dealt[4]           # hands when calls closed (deal features under the final trump)
     int final_caller
+    hand_t shown[4]           # cards each seat has shown in calls (public; max of the shows)
     trick_t tr
     int leader
     int fi                    # PH_FOLLOW: index of the next play in the trick (1..3)

@@ -124,12 +124,16 @@ cdef inline int standing_of(game_t* g) noexcept nogil:
 cdef int ask_finish(game_t* g, int seat, int choice, int after_burial, int total_dealt) noexcept nogil:
     """Apply `seat`'s choice among the prepared shows (-1: pass). Returns the action."""
     cdef int kind, denom, act
+    cdef hand_t cards
     if choice < 0 or choice >= g.nopt:
         return DECL_NONE
     kind = show_code_kind(g.opts[choice])
     denom = show_code_denom(g.opts[choice])
     act = g.opt_acts[choice]
     show_apply(&g.decl, seat, kind, denom, act)
+    cards = show_hand(&g.b.r, g.t.level, kind, denom)
+    g.shown[seat].one |= cards.one
+    g.shown[seat].two |= cards.two
     g.n_shows += 1
     tr_put(g, EV_CHAODI if after_burial else EV_SHOW)
     tr_put(g, seat)
@@ -175,6 +179,7 @@ cdef void deal_start(game_t* g) noexcept nogil:
         g.seen[s] = -1
         g.dirty[s] = 0
         g.nopts[s] = 0
+        g.shown[s] = hand_empty()
     decl_reset(&g.decl)
     g.n_shows = 0
     g.declarable = (<u64>3) << SMALL_JOKER
@@ -514,6 +519,7 @@ cdef void hand_begin(game_t* g, int level, int dealer, int first_hand, hand_row_
     g.n_chaodi = 0
     g.dec_ready = 0
     g.pend_kind = DEC_NONE
+    g.t.burier = -1
     deal_start(g)
 
 

@@ -1,0 +1,577 @@
+"""A hand one decision at a time: the step API (docs/game.md).
+
+``Game`` drives the very C state machine the simulator plays with (fastsheng._game), stopping at
+every decision: who acts, the legal actions, an observation of what any seat may know, a cheap
+copy, a world redealt consistently with one seat's knowledge, and the built-in bots' choice.
+
+Actions come in two forms. A decision with at most ``Game.MAX_ACTIONS`` legal plays is offered
+whole (kinds "pass", "show", "lead", "follow"). A larger one (a burial; most leads, which may
+be any set of cards of one suit; a void follower's choice of any N cards) is offered card by
+card: kind "card" actions for the cards that can still complete a legal play (``legal_cards``),
+applied with ``apply_card``; a follow or burial completes itself at its size, a lead is closed
+by the "done" action. Declaring is always offered whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fastsheng import _state
+from fastsheng.bots import BOT_INDEX, resolve_bot
+from fastsheng.cards import RANKS, format_cards
+from fastsheng.errors import IllegalPlay
+from fastsheng.hands import (
+    HAND_DTYPE,
+    _decode,
+    _hands_table,
+    _level,
+    _positive,
+    _rules,
+)
+from fastsheng.hands import (
+    _state as _batch_state,
+)
+from fastsheng.observation import Observation, Show, TrickRecord
+from fastsheng.rules import Rules
+
+__all__ = ["Action", "Game"]
+
+SUIT_TRUMP = ("S", "H", "C", "D", None)
+_EFF_WORDS = ("spades", "hearts", "clubs", "diamonds", "trumps")
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One legal action: `kind` is "pass", "show", "bury", "lead", "follow", "card" (one card of
+    the card-by-card form) or "done" (close a lead picked card by card); `cards` the card codes,
+    sorted; `id` its index in ``legal_actions()`` (stable for one state)."""
+
+    kind: str
+    cards: tuple[int, ...]
+    id: int
+
+    def __str__(self) -> str:
+        return f"{self.kind} {format_cards(list(self.cards))}".strip()
+
+
+def _seed_state(seed: int) -> list[int]:
+    ss = np.random.SeedSequence(int(seed), spawn_key=(2**32 - 1,))
+    return [int(x) for x in ss.generate_state(4, np.uint64)]
+
+
+class Game:
+    """A hand of 双升 stepped from Python. ``Game(rules, seed, hand_id, level)`` deals exactly
+    hand `hand_id` of ``simulate_hands(rules, bots, seed, ...)`` (same `batch_size`, `level` and
+    `first_hand`); playing every decision with ``g.apply(g.bot_action(name))`` plays it exactly
+    as the simulator does."""
+
+    MAX_ACTIONS = 64  # larger legal sets are offered card by card
+
+    def __init__(
+        self,
+        rules: Rules | str,
+        seed: int = 0,
+        hand_id: int = 0,
+        level: str = "2",
+        *,
+        batch_size: int = 10_000,
+        first_hand: bool = False,
+    ):
+        self.rules = _rules(rules)
+        batch_size = _positive("batch_size", batch_size)
+        if isinstance(hand_id, bool) or not isinstance(hand_id, (int, np.integer)) or hand_id < 0:
+            raise ValueError(f"hand_id must be a non-negative int, not {hand_id!r}")
+        batch, index = divmod(int(hand_id), batch_size)
+        core = _state.GameCore()
+        core.start_hand(
+            self.rules.core_fields(),
+            [BOT_INDEX["expert-v1"]] * 4,
+            0xF,
+            [int(x) for x in _batch_state(seed, batch)],
+            index,
+            _level(level),
+            batch * batch_size,
+            int(first_hand),
+        )
+        self._init(core, batch)
+
+    def _init(self, core, batch: int) -> None:
+        self._core = core
+        self._batch = batch
+        self._picked: list[int] = []
+        self._decoded = 0
+        self._shows: list[Show] = []
+        self._tricks: list[TrickRecord] = []
+        self._dealer: int | None = None
+        self._burier: int | None = None
+        self._eff: tuple[int, ...] | None = None
+        self._tuples: dict[str, tuple] = {}
+        self._bot_cache: tuple[str, Action] | None = None
+        self._offered: list[Action] | None = None
+        self._players: list[set[str]] = [set(), set(), set(), set()]
+        self._core.run()
+
+    @classmethod
+    def from_position(
+        cls,
+        rules: Rules | str,
+        level: str,
+        trump: str | None,
+        dealer: int,
+        hands: Sequence[Sequence[int]],
+        kitty: Sequence[int],
+        tricks: Sequence[Sequence[Sequence[int]]] = (),
+        *,
+        seed: int = 0,
+    ) -> Game:
+        """A mid-hand position: the kitty buried (`kitty`, by the dealer), `hands` the four hands
+        before `tricks` were played (each trick: the plays in order from its leader, the dealer
+        leading the first and each winner the next). Every play is checked by the rules."""
+        rules = _rules(rules)
+        if trump is not None and trump not in SUIT_TRUMP:
+            raise ValueError(f"trump must be S, H, C, D or None, not {trump!r}")
+        if not (isinstance(dealer, int) and 0 <= dealer < 4):
+            raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
+        if len(hands) != 4:
+            raise ValueError("hands: four hands, seat 0 first")
+        if len(kitty) != 8:
+            raise ValueError(f"kitty: 8 cards, got {len(kitty)}")
+        every = [int(c) for h in hands for c in h] + [int(c) for c in kitty]
+        if any(not 0 <= c < 54 for c in every):
+            raise ValueError("card codes are 0..53")
+        if np.bincount(np.array(every, np.int64), minlength=54).max() > 2:
+            raise ValueError("a card appears more than twice in the hands and the kitty")
+        core = _state.GameCore()
+        core.start_position(
+            rules.core_fields(),
+            [BOT_INDEX["expert-v1"]] * 4,
+            0xF,
+            _seed_state(seed),
+            _level(level),
+            SUIT_TRUMP.index(trump),
+            dealer,
+            [list(h) for h in hands],
+            list(kitty),
+            0,
+        )
+        g = cls.__new__(cls)
+        g.rules = rules
+        g._init(core, 0)
+        for t in tricks:
+            for play in t:
+                g.apply(list(play))
+        return g
+
+    # --- state -----------------------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        """ "declare" | "bury" | "chaodi" | "play" | "done"."""
+        return self._core.phase
+
+    @property
+    def to_act(self) -> int:
+        """The seat whose decision it is (-1 when the hand is over)."""
+        return self._core.pending[1]
+
+    @property
+    def decision(self) -> str | None:
+        """ "declare" | "bury" | "lead" | "follow", None when the hand is over."""
+        return self._core.pending[0]
+
+    @property
+    def picked(self) -> tuple[int, ...]:
+        """Cards chosen so far in the card-by-card form."""
+        return tuple(sorted(self._picked))
+
+    def hand(self, seat: int) -> list[int]:
+        """The cards `seat` holds (all seats: for analysis; bots get ``observation``)."""
+        return self._core.hand(seat)
+
+    def clone(self) -> Game:
+        """An independent copy (a C struct copy)."""
+        g = Game.__new__(Game)
+        g.rules = self.rules
+        g._core = self._core.copy()
+        g._batch = self._batch
+        g._picked = list(self._picked)
+        g._copy_record(self)
+        g._bot_cache = None
+        g._offered = None
+        g._players = [set(p) for p in self._players]
+        return g
+
+    def _copy_record(self, other: Game) -> None:
+        self._decoded = other._decoded
+        self._shows = list(other._shows)
+        self._tricks = list(other._tricks)
+        self._dealer = other._dealer
+        self._burier = other._burier
+        self._eff = other._eff
+        self._tuples = {}
+
+    # --- legal actions ---------------------------------------------------------------------
+
+    def legal_actions(self) -> list[Action]:
+        """The legal actions now, whole or card by card (see the module docstring)."""
+        kind = self.decision
+        if kind is None:
+            return []
+        if kind == "declare":
+            out = [Action("pass", (), 0)]
+            for i, (_, _, cards) in enumerate(self._core.show_options()):
+                out.append(Action("show", tuple(cards), i + 1))
+            return out
+        if not self._picked:
+            whole = self._whole_plays(kind)
+            if whole is not None:
+                out = [Action(kind, tuple(c), i) for i, c in enumerate(whole)]
+                self._offered = out
+                return out
+        out = [Action("card", (c,), i) for i, c in enumerate(self.legal_cards())]
+        if kind == "lead" and self._picked:
+            out.append(Action("done", self.picked, len(out)))
+        self._offered = out
+        return out
+
+    def _whole_plays(self, kind: str) -> list[list[int]] | None:
+        if kind == "follow":
+            return self._core.follows([], self.MAX_ACTIONS)
+        if kind == "lead":
+            if self._core.lead_count(self.to_act) > self.MAX_ACTIONS:
+                return None
+            return self._core.leads(self.to_act)
+        return None  # a burial: always card by card
+
+    def legal_cards(self) -> list[int]:
+        """Card-by-card form: the codes (distinct, sorted) that can extend the cards picked so
+        far to a legal play."""
+        kind = self.decision
+        seat = self.to_act
+        if kind == "bury":
+            rest = list(self._core.bury_pool())
+            for c in self._picked:
+                rest.remove(c)
+            return sorted(set(rest))
+        if kind == "follow":
+            return self._core.follow_cards(self._picked)
+        if kind == "lead":
+            return self._core.lead_cards(seat, self._picked)
+        return []
+
+    # --- acting ----------------------------------------------------------------------------
+
+    def apply(self, action: Action | Sequence[int]) -> None:
+        """Apply an Action from ``legal_actions()`` (or ``bot_action``), or a whole play as a list
+        of card codes ([] passes a call). An illegal one raises IllegalPlay naming the rule."""
+        if self.decision is None:
+            raise IllegalPlay("the hand is over")
+        cached = self._bot_cache
+        if cached is not None and action is cached[1]:
+            self._bot_cache = None
+            self._players[self.to_act].add(cached[0])
+            self._picked = []
+            self._commit_ready()
+            return
+        self._bot_cache = None
+        offered = self._offered
+        self._offered = None
+        if (
+            offered is not None
+            and isinstance(action, Action)
+            and 0 <= action.id < len(offered)
+            and offered[action.id] is action
+        ):
+            # offered for this very state: legal by construction, no second check
+            if action.kind == "card":
+                self._add_card(action.cards[0], checked=True)
+            elif action.kind in ("lead", "follow"):
+                self._players[self.to_act].add("user")
+                self._core.decide_cards(list(action.cards))
+                self._picked = []
+                self._commit_ready()
+            else:
+                self._players[self.to_act].add("user")
+                self._commit([] if action.kind == "pass" else list(action.cards))
+            return
+        if isinstance(action, Action):
+            if action.kind == "card":
+                self.apply_card(action.cards[0])
+                return
+            if action.kind == "done":
+                self._commit(list(self._picked))
+                return
+            if action.kind == "pass":
+                self._commit([])
+                return
+            cards = list(action.cards)
+        else:
+            cards = [int(c) for c in action]
+        self._players[self.to_act].add("user")
+        self._commit(cards)
+
+    def apply_card(self, code: int) -> None:
+        """Card-by-card form: add one card to the play being built; a follow or burial is applied
+        when it reaches its size."""
+        self._offered = None
+        self._add_card(code, checked=False)
+
+    def _add_card(self, code: int, checked: bool) -> None:
+        if self.decision in (None, "declare"):
+            raise IllegalPlay("no play is being built now (declaring is offered whole)")
+        code = int(code)
+        if not checked and code not in self.legal_cards():
+            raise IllegalPlay(self._card_reason(code))
+        self._picked.append(code)
+        need = (
+            8
+            if self.decision == "bury"
+            else (self._core.follow_need() if self.decision == "follow" else None)
+        )
+        if need is not None and len(self._picked) == need:
+            self._players[self.to_act].add("user")
+            self._commit(list(self._picked))
+
+    def _commit(self, cards: list[int]) -> None:
+        kind = self.decision
+        seat = self.to_act
+        cards = sorted(cards)
+        if kind == "declare":
+            if not cards:
+                self._core.decide_show(-1)
+            else:
+                opts = [sorted(c) for _, _, c in self._core.show_options()]
+                if cards not in opts:
+                    raise IllegalPlay(
+                        f"seat {seat} cannot show {format_cards(cards)} now: not one of the "
+                        f"calls the rules allow it ({self._show_list(opts)})"
+                    )
+                self._core.decide_show(opts.index(cards))
+        else:
+            reason = self._illegal(kind, seat, cards)
+            if reason:
+                raise IllegalPlay(reason)
+            self._core.decide_cards(cards)
+        self._picked = []
+        self._commit_ready()
+
+    def _commit_ready(self) -> None:
+        self._core.run()
+
+    @staticmethod
+    def _show_list(opts) -> str:
+        return ", ".join(format_cards(o) for o in opts) or "none"
+
+    def _illegal(self, kind: str, seat: int, cards: list[int]) -> str | None:
+        """Why a whole play is illegal (None: it is legal)."""
+        held = self._core.bury_pool() if kind == "bury" else self._core.hand(seat)
+        rest = list(held)
+        for c in cards:
+            if c not in rest:
+                return f"seat {seat} does not hold {format_cards([c])}"
+            rest.remove(c)
+        if kind == "bury":
+            if len(cards) != 8:
+                return f"the kitty is 8 cards; {len(cards)} given (docs/rules.md §10)"
+            return None
+        if kind == "lead":
+            if not cards:
+                return "a lead needs at least one card"
+            if self._core.lead_kind(cards) < 0:
+                return (
+                    "a lead must be of one effective suit (all trumps, or all of one side "
+                    "suit); a throw is several units of one suit (docs/rules.md §4)"
+                )
+            return None
+        need = self._core.follow_need()
+        if len(cards) != need:
+            return f"a follow has as many cards as the lead: {need}, not {len(cards)}"
+        if self._core.follow_ok(cards):
+            return None
+        return self._follow_reason(seat, cards)
+
+    def _follow_reason(self, seat: int, cards: list[int]) -> str:
+        led = self._core.trick()[1][0]
+        e = self._core.eff_of(led[0])
+        held = [c for c in self._core.hand(seat) if self._core.eff_of(c) == e]
+        given = [c for c in cards if self._core.eff_of(c) == e]
+        need = min(len(held), self._core.follow_need())
+        if len(given) < need:
+            return (
+                f"must follow suit: seat {seat} holds {len(held)} {_EFF_WORDS[e]} and must play "
+                f"{need} of them, not {len(given)} (docs/rules.md §5)"
+            )
+        return (
+            f"must follow the lead's pairs and tractors with its own of {_EFF_WORDS[e]} as far "
+            f"as it can (docs/rules.md §5); e.g. {format_cards(self._core.follows([], 1)[0])}"
+            if self._core.follows([], 1)
+            else "illegal follow (docs/rules.md §5)"
+        )
+
+    def _card_reason(self, code: int) -> str:
+        seat = self.to_act
+        if code not in self._core.hand(seat) and (
+            self.decision != "bury" or code not in self._core.bury_pool()
+        ):
+            return f"seat {seat} does not hold {format_cards([code])}"
+        if self.decision == "lead":
+            return "a lead must be of one effective suit: this card is of another"
+        if self.decision == "follow":
+            return (
+                f"{format_cards([code])} cannot be part of a legal follow with "
+                f"{format_cards(self.picked) or 'nothing'} picked (docs/rules.md §5: follow "
+                "suit, then pairs and tractors)"
+            )
+        return f"{format_cards([code])} is not available"
+
+    def bot_action(self, name: str = "expert") -> Action:
+        """The Action the built-in bot `name` takes for the seat to act, drawing from this game's
+        own bot stream exactly as the simulator would (ask once per decision)."""
+        if self.decision is None:
+            raise IllegalPlay("the hand is over")
+        resolved = resolve_bot(name)
+        if resolved not in BOT_INDEX or resolved.startswith("_"):
+            raise ValueError(f"{name!r} is not a built-in C bot")
+        kind = self.decision
+        out = self._core.bot_decision(BOT_INDEX[resolved])
+        if kind == "declare":
+            if out < 0:
+                act = Action("pass", (), 0)
+            else:
+                act = Action("show", tuple(self._core.show_options()[out][2]), out + 1)
+        else:
+            act = Action(kind, tuple(sorted(out)), -1)
+        self._bot_cache = (resolved, act)
+        return act
+
+    # --- what a seat knows -----------------------------------------------------------------
+
+    def _sync_events(self) -> None:
+        """Decode the trace written since the last call into the public record."""
+        n = self._core.trace_len
+        if n <= self._decoded:
+            return
+        for ev in _decode(self._core.trace_array()[self._decoded :]):
+            t = ev["type"]
+            if t == "deal":  # a redeal starts the calls afresh
+                self._shows = []
+            elif t in ("show", "chaodi"):
+                self._shows.append(
+                    Show(ev["seat"], ev["action"], tuple(ev["cards"]), t == "chaodi")
+                )
+            elif t == "trick":
+                self._tricks.append(
+                    TrickRecord(
+                        ev["leader"],
+                        tuple(ev["attempted"]),
+                        ev["failed"],
+                        tuple(tuple(p) for p in ev["plays"]),
+                        ev["winner"],
+                        ev["points"],
+                    )
+                )
+            elif t == "trump":
+                self._dealer = ev["dealer"]
+                self._eff = None
+            elif t == "bury":
+                self._burier = ev["seat"]
+        self._decoded = n
+
+    def observation(self, seat: int) -> Observation:
+        """What `seat` may know now (a frozen dataclass; ``.to_tensor()`` for learning)."""
+        if not (isinstance(seat, (int, np.integer)) and 0 <= seat < 4):
+            raise ValueError(f"seat must be 0..3, not {seat!r}")
+        self._sync_events()
+        core = self._core
+        dealer = self._dealer
+        decision, to_act = core.pending
+        trump = core.trump
+        open_calls = trump < 0
+        if dealer is None and not core.first_hand:
+            dealer = core.dealer  # a later hand's dealer is known before the deal
+        hand = tuple(core.hand(seat))
+        kitty = tuple(core.kitty()) if core.kitty_known(seat) else None
+        leader, plays = core.trick()
+        current = tuple(((leader + i) % 4, tuple(p)) for i, p in enumerate(plays))
+        standing = None
+        if open_calls and 0 <= core.standing_seat < 4:
+            standing = (core.standing_seat, core.standing_trump)
+        return Observation(
+            seat=seat,
+            phase=core.phase,
+            to_act=to_act,
+            decision=decision,
+            level=core.level,
+            dealer=dealer,
+            trump=None if open_calls else trump,
+            standing_call=standing,
+            hand=hand,
+            kitty=kitty,
+            burier=self._burier,
+            shows=self._record("_shows"),
+            tricks=self._record("_tricks"),
+            current_trick=current,
+            defender_points=core.defender_points,
+            hand_sizes=tuple(core.hand_size(s) for s in range(4)),
+            voids=tuple(core.void_mask(s) for s in range(4)),
+            eff=self._effs() if not open_calls else (),
+            picked=self.picked if seat == to_act else (),
+        )
+
+    def _record(self, name: str) -> tuple:
+        """The list as a tuple, rebuilt only when it grew (observations share it)."""
+        items = getattr(self, name)
+        cached = self._tuples.get(name)
+        if cached is None or cached[0] is not items or len(cached[1]) != len(items):
+            cached = (items, tuple(items))
+            self._tuples[name] = cached
+        return cached[1]
+
+    def _effs(self) -> tuple[int, ...]:
+        if self._eff is None:
+            self._eff = tuple(self._core.effs())
+        return self._eff
+
+    def sample_world(self, seat: int, rng: np.random.Generator | int | None = None) -> Game:
+        """A copy whose cards hidden from `seat` (the other hands, the kitty unless it knows it,
+        the undealt cards) are redealt consistently with ``observation(seat)``: same counts,
+        no card of a suit to a seat that showed it is void, shown and unplayed cards kept by
+        their seat. Uniform over the consistent deals (rejection sampling); when the
+        constraints are so tight that 20,000 tries fail, a constrained deal that is consistent
+        but not exactly uniform (``world.sample_exact`` is then False)."""
+        if not (isinstance(seat, (int, np.integer)) and 0 <= seat < 4):
+            raise ValueError(f"seat must be 0..3, not {seat!r}")
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        state = [int(x) for x in gen.integers(0, 2**64, size=4, dtype=np.uint64)]
+        core, tries = self._core.sample_world(int(seat), state)
+        g = Game.__new__(Game)
+        g.rules = self.rules
+        g._core = core
+        g._batch = self._batch
+        g._picked = list(self._picked) if seat == self.to_act else []
+        g._copy_record(self)
+        g._bot_cache = None
+        g._offered = None
+        g._players = [set(p) for p in self._players]
+        g.sample_exact = tries > 0
+        return g
+
+    # --- the end ---------------------------------------------------------------------------
+
+    def result(self) -> dict[str, Any]:
+        """After "done": the hand's row, with the same fields and values as its
+        ``simulate_hands`` row (`bots`: the built-in bots that played each seat, "user" for
+        decisions made otherwise)."""
+        if self.phase != "done":
+            raise IllegalPlay(f"the hand is not over (phase {self.phase!r})")
+        rows = np.frombuffer(self._core.row_bytes(), dtype=HAND_DTYPE).copy()
+        names = [",".join(sorted(p)) if p else "none" for p in self._players]
+        return _hands_table(rows, self._batch, self.rules, names, False).to_pylist()[0]
+
+    def __repr__(self) -> str:
+        lv = RANKS[self._core.level]
+        return f"<Game {self.rules.name} level {lv} phase={self.phase} to_act={self.to_act}>"
