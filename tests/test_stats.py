@@ -250,3 +250,20 @@ def test_mean_t_matches_formula_and_skew_check():
     skewed[:12] = 40.0  # 12 events, skewness ~3.7: Cochran's rule wants n > 370
     assert "skewed" in stats.skew_check(skewed)
     assert stats.skew_check(np.ones(50)) == "no variation in the sample"
+
+
+def test_paired_diff_of_two_eventless_samples_is_bounded():
+    """No failed throw in either run: the difference is not known to be exactly 0, it lies within
+    the exact Poisson bound of each mean."""
+    d = stats.paired_diff(np.zeros(400), np.zeros(400))
+    h = -math.log(0.025) / 400
+    assert d.diff == 0 and d.ci.lo == pytest.approx(-h) and d.ci.hi == pytest.approx(h)
+    assert not d.significant and math.isnan(d.mde)
+
+
+def test_ratio_cluster_signed_values_summing_to_zero_use_the_cluster_interval():
+    """Per-cluster sums of paired differences can total 0 while varying: that is not 'no
+    events' and must not get the Wilson bound [0, ...]."""
+    num = np.array([1.0, -1.0, 2.0, -2.0, 0.0] * 20)
+    e = stats.ratio_cluster(num, np.full(num.size, 3.0))
+    assert e.estimate == 0 and e.lo < 0 < e.hi and e.method == "ratio (cluster)"

@@ -17,12 +17,12 @@ _MAX_DECIMALS = 12
 
 
 def decimals_for(est: float, lo: float, hi: float) -> int:
-    """Decimals that show the interval ``[lo, hi]``'s width with one or two significant digits
-    (at least three significant digits of the estimate when the width is 0 or unknown), and keep
-    both ends of an interval that excludes 0 away from 0."""
+    """Decimals that show the interval ``[lo, hi]``'s width with two significant digits (so
+    neither end collapses onto the estimate; three significant digits of the estimate when the
+    width is 0 or unknown), and keep both ends of an interval that excludes 0 away from 0."""
     width = hi - lo if math.isfinite(lo) and math.isfinite(hi) else float("nan")
     if width > 0:
-        d = max(0, -math.floor(math.log10(width)))
+        d = max(0, 1 - math.floor(math.log10(width)))
     elif math.isfinite(est) and est != 0:
         d = max(0, 2 - math.floor(math.log10(abs(est))))
     else:

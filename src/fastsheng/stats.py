@@ -339,8 +339,14 @@ def paired_diff(a, b, conf: float = 0.95, power: float = 0.8) -> PairedDiff:
         e = Estimate(nan, nan, nan, 0, conf, "paired t", "no pairs")
         return PairedDiff(nan, nan, e, nan, nan, nan, nan, nan, 0, 0)
     ci = mean_t(d, conf)
-    if ci.method.startswith("exact"):  # all differences 0: a difference of 0 is all we saw
-        ci = Estimate(0.0, 0.0, 0.0, n, conf, "paired t", ci.warning)
+    if ci.method.startswith("exact"):  # every difference is 0
+        if not a.any() and not b.any():
+            # no event in either sample (e.g. failed throws): each mean lies in the exact Poisson
+            # bound [0, 3.689 / n], so their difference lies within +- that bound
+            h = _poisson_zero_upper(conf) / n
+            ci = Estimate(0.0, -h, h, n, conf, "exact Poisson bounds (no events)", ci.warning)
+        else:  # identical on every pair (e.g. the same rules twice): 0 is all we saw
+            ci = Estimate(0.0, 0.0, 0.0, n, conf, "paired t", ci.warning)
     else:
         ci = Estimate(ci.estimate, ci.lo, ci.hi, n, conf, "paired t", ci.warning)
     sd = float(d.std(ddof=1)) if n > 1 else nan
@@ -373,7 +379,8 @@ def ratio_cluster(num, den, conf: float = 0.95) -> Estimate:
     if k == 0 or total <= 0:
         return Estimate(float("nan"), float("nan"), float("nan"), 0, conf, "ratio (cluster)")
     r = float(num.sum()) / total
-    whole = np.all(num == np.round(num)) and np.all(den == np.round(den)) and np.all(num <= den)
+    whole = np.all(num == np.round(num)) and np.all(den == np.round(den))
+    whole = whole and np.all(num >= 0) and np.all(num <= den)
     if whole and num.sum() in (0, total):
         # no variation to estimate a cluster variance from (0 failures, or all failed): the
         # Wilson bound of k events in ``total`` trials instead of a zero-width interval

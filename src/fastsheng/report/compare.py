@@ -18,7 +18,7 @@ from fastsheng.report.metrics import CONF, METRICS, Metric, clustered_paired, in
 from fastsheng.report.model import Figure, Report, Table
 from fastsheng.report.runs import Run
 from fastsheng.report.sections import outcome_key
-from fastsheng.report.single import compute_report
+from fastsheng.report.single import compute_report, mode_conventions
 
 __all__ = ["compute_compare", "deal_check", "PAIRED", "pairing_text"]
 
@@ -345,6 +345,7 @@ def compute_compare(
             "deal_check": deal,
         },
         notice="; ".join(dict.fromkeys(notices)) or None,
+        conventions=mode_conventions(ma),
     )
     cluster = "match_id" if matches_mode and "match_id" in ha and "match_id" in hb else None
     head = _headline(ha, hb, la, lb, pairing_text(deal, same_seed, matches_mode), cluster)

@@ -231,6 +231,8 @@ def clustered_paired(xa, xb, clusters) -> stats.PairedDiff:
     difference (matches mode: the hands of a match are dependent); p-value and MDE from its
     standard error."""
     d = stats.paired_diff(xa, xb, CONF)
+    if not d.sd_diff > 0:  # no pair differs: the exact bounds of paired_diff hold as they are
+        return d
     e = clustered(np.asarray(xa, float) - np.asarray(xb, float), None, clusters)
     se = (e.hi - e.estimate) / stats.z_value(CONF)
     p = stats.normal_p_value(e.estimate / se) if se > 0 else (1.0 if e.estimate == 0 else 0.0)

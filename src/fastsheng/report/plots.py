@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -87,7 +88,7 @@ def forest_figure(df: pd.DataFrame, title: str):
     SD, columns ``std_diff``, ``std_diff_lo``, ``std_diff_hi``), so that metrics in points,
     levels and shares can sit side by side without dividing by a mean that may be 0. Metrics
     that vary in neither run are listed but not drawn."""
-    fig = _figure(7.5, 0.42 * len(df) + 1.6)
+    fig = _figure(10.0, 0.36 * len(df) + 1.8)
     ax = fig.add_subplot()
     y = np.arange(len(df))[::-1]
     d, lo, hi = (df[c].to_numpy(dtype=float) for c in ("std_diff", "std_diff_lo", "std_diff_hi"))
@@ -105,10 +106,11 @@ def forest_figure(df: pd.DataFrame, title: str):
     ax.scatter(d[sig], y[sig], color="#c44e52", zorder=3, label="interval excludes 0")
     ax.axvline(0, color="grey", linewidth=1)
     labels = [m if o else f"{m} (no variation)" for m, o in zip(df["metric"], ok, strict=True)]
-    ax.set_yticks(y, labels)
+    ax.set_yticks(y, labels, fontsize=8)
     ax.set_xlabel("A - B in standard deviations of the per-hand values (95% paired t interval)")
-    k = int(ok.sum())
-    ax.set_title(f"{title}\n" + MULTIPLE_COMPARISONS.format(k=k, expected=0.05 * k), fontsize=8)
+    k = len(df)
+    caveat = textwrap.fill(MULTIPLE_COMPARISONS.format(k=k, expected=0.05 * k), 90)
+    ax.set_title(f"{title}\n{caveat}", fontsize=8)
     if sig.any():
         ax.legend(fontsize=8, loc="lower right")
     return fig

@@ -169,13 +169,15 @@ def points(ctx: Context) -> list[Table | Figure]:
             "Defenders' total points by trump kind",
             pd.DataFrame(rows),
             _POINTS_NOTE,
-            digits=1,
+            digits=0,
         )
     ]
     by_level = pd.DataFrame(_points_rows(h, "level", "level", c)) if "level" in h else None
     if by_level is not None:
         note = "Level = the hand's level rank (the dealer side's). " + _POINTS_NOTE
-        out.append(Table("points_by_level", "Defenders' total points by level", by_level, note))
+        out.append(
+            Table("points_by_level", "Defenders' total points by level", by_level, note, digits=0)
+        )
     hist = h.groupby(["defenders_total"]).size().rename("all").to_frame()
     if "trump_kind" in h:
         hist = hist.join(h.groupby(["defenders_total", "trump_kind"]).size().unstack(fill_value=0))
