@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -520,6 +521,7 @@ class Game:
             voids=tuple(core.void_mask(s) for s in range(4)),
             eff=self._effs() if not open_calls else (),
             picked=self.picked if seat == to_act else (),
+            _world=partial(self.sample_world, seat),
         )
 
     def _record(self, name: str) -> tuple:

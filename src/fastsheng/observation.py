@@ -9,7 +9,9 @@ it equal observations (tests/test_game.py checks this with hypothesis).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -64,6 +66,16 @@ class Observation:
     voids: tuple[int, int, int, int]  # bit e: the seat showed it is void in effective suit e
     eff: tuple[int, ...]  # effective suit of each code 0..53 (0..3 side suits, 4 trump)
     picked: tuple[int, ...]  # cards chosen so far in the card-by-card form (own turn only)
+    # private: draws a world consistent with this observation (fastsheng.agents.BuiltinBot);
+    # not part of what is compared or shown
+    _world: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
+
+    def sample_world(self, rng: Any = None) -> Any:
+        """A fastsheng.Game consistent with this observation: this seat's cards and the public
+        record as they are, every hidden card redealt (Game.sample_world)."""
+        if self._world is None:
+            raise ValueError("this observation was not made by fastsheng.Game.observation")
+        return self._world(rng)
 
     def void_suits(self, seat: int) -> frozenset[str]:
         """The effective suits `seat` showed it lacks ("S", "H", "C", "D", "T" = trump)."""

@@ -1,0 +1,126 @@
+"""Bring your own bot: the protocol a Python bot follows, the built-in bots in that form, and
+finding a bot by name ("expert", "mypkg.mybot:MyBot").
+
+A bot is any object with ``act(observation, legal_actions) -> action`` (an Action of the list,
+or a list of card codes), and optionally ``reset(seat, rules, rng)``, called before every hand
+with its seat, the rules and a ``random.Random`` seeded from the run's seed (so a run with
+Python bots is reproducible). Python bots sit at any seat beside the C bots in
+``simulate_hands``, ``simulate_matches``, ``fastsheng sim --bots`` and ``fastsheng compare``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from fastsheng.bots import BOT_INDEX, resolve_bot
+from fastsheng.game import Action
+from fastsheng.observation import Observation
+from fastsheng.rules import Rules
+
+__all__ = ["Bot", "BuiltinBot", "RandomBot", "bot", "load_bot", "is_python_bot"]
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """What a seat's player provides. `act` gets only what its seat may know."""
+
+    def act(self, observation: Observation, legal_actions: list[Action]) -> Action | list[int]:
+        """Choose one of `legal_actions` (or give a whole play as card codes)."""
+        ...
+
+
+class RandomBot:
+    """Uniform over the legal actions offered (whole plays, or card by card)."""
+
+    name = "py-random"
+
+    def reset(self, seat: int, rules: Rules, rng: random.Random) -> None:
+        self.rng = rng
+
+    def act(self, observation: Observation, legal_actions: list[Action]) -> Action:
+        return legal_actions[self.rng.randrange(len(legal_actions))]
+
+
+class BuiltinBot:
+    """A built-in C bot as a Python bot, acting from the observation alone: it rebuilds a game
+    that holds the observer's own cards and the public record (the hidden cards dealt at
+    random, consistently) and asks the C bot, which reads only what its seat may know. Useful
+    as a rollout policy or a baseline inside a user's bot."""
+
+    def __init__(self, name: str = "expert"):
+        self.name = resolve_bot(name)
+        if self.name not in BOT_INDEX or self.name.startswith("_"):
+            raise ValueError(f"{name!r} is not a built-in bot")
+        self.rng = random.Random(0)
+
+    def reset(self, seat: int, rules: Rules, rng: random.Random) -> None:
+        self.rng = rng
+
+    def act(self, observation: Observation, legal_actions: list[Action]) -> Action:
+        world = observation.sample_world(self.rng.getrandbits(64))
+        return _match(world.bot_action(self.name), legal_actions, observation)
+
+
+def _match(choice: Action, legal: list[Action], observation: Observation) -> Action:
+    """The offered action that plays `choice` (in the card-by-card form: its next card)."""
+    for a in legal:
+        if a.kind == choice.kind and a.cards == choice.cards:
+            return a
+        if choice.kind == "pass" and a.kind == "pass":
+            return a
+    picked = list(observation.picked)
+    want = list(choice.cards)
+    for c in picked:
+        if c in want:
+            want.remove(c)
+    for a in legal:
+        if a.kind == "card" and want and a.cards[0] in want:
+            return a
+        if a.kind == "done" and not want:
+            return a
+    return legal[0]
+
+
+def bot(name: str) -> Any:
+    """A bot by name: a built-in one ("expert", "basic-v1", ...) as a Python bot, or
+    "module.path:Class" (instantiated with no arguments)."""
+    if ":" in name:
+        return load_bot(name)
+    if name in ("py-random",):
+        return RandomBot()
+    return BuiltinBot(name)
+
+
+def is_python_bot(name: str) -> bool:
+    """A name that runs Python code at a seat: "module:Class" or "py-random"."""
+    return ":" in name or name == "py-random"
+
+
+def load_bot(spec: str) -> Any:
+    """Import "module.path:Class" (or ":factory") and instantiate it. Raises ValueError naming
+    the problem (no module, no attribute, no act method)."""
+    mod_name, _, attr = spec.partition(":")
+    if not mod_name or not attr:
+        raise ValueError(f"bot {spec!r}: expected module.path:ClassName")
+    try:
+        module = importlib.import_module(mod_name)
+    except ImportError as e:
+        raise ValueError(f"bot {spec!r}: cannot import {mod_name!r} ({e})") from None
+    try:
+        factory = getattr(module, attr)
+    except AttributeError:
+        raise ValueError(f"bot {spec!r}: module {mod_name!r} has no {attr!r}") from None
+    obj = factory()
+    if not callable(getattr(obj, "act", None)):
+        raise ValueError(f"bot {spec!r}: {attr} has no act(observation, legal_actions) method")
+    return obj
+
+
+def validate_names(names: Sequence[str]) -> None:
+    """Check Python bot names import (run before any work)."""
+    for n in names:
+        if is_python_bot(n):
+            bot(n)
