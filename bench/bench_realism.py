@@ -24,18 +24,11 @@ SEED = 2026
 def lineups() -> list[str]:
     """basic-v1, expert-v1, expert and every other public bot, once per bot that plays
     differently (an alias of a version already listed is skipped)."""
-    from fastsheng.ladder import resolve_bot_name
+    from fastsheng.bots import BOTS, resolve_bot
 
-    try:
-        from fastsheng.bots import BOTS
-    except ImportError:  # before versioned bots
-        from fastsheng.hands import BOTS
     out, seen = [], set()
     for name in ("basic-v1", "expert-v1", "expert", *BOTS):
-        try:
-            resolved = resolve_bot_name(name)
-        except ValueError:
-            continue
+        resolved = resolve_bot(name)
         if resolved not in seen:
             seen.add(resolved)
             out.append(name)

@@ -92,8 +92,9 @@ def test_pairing_swaps_seats_on_identical_deals(small_ladder):
     for x, y in spec.pairs:
         one = ladder.run_path(lad.out, x, y)
         two = ladder.run_path(lad.out, y, x)
-        assert json.loads((one / "run.json").read_text())["bots"] == [x, y, x, y]
-        assert json.loads((two / "run.json").read_text())["bots"] == [y, x, y, x]
+        rx, ry = ladder.resolve_bot_name(x), ladder.resolve_bot_name(y)  # recorded as played
+        assert json.loads((one / "run.json").read_text())["bots"] == [rx, ry, rx, ry]
+        assert json.loads((two / "run.json").read_text())["bots"] == [ry, rx, ry, rx]
         a = pq.read_table(one / "hands").to_pandas().sort_values("hand_id")
         b = pq.read_table(two / "hands").to_pandas().sort_values("hand_id")
         assert len(a) == len(b) == spec.n

@@ -68,12 +68,8 @@ class LadderError(FastshengError):
 
 def resolve_bot_name(name: str) -> str:
     """The name a bot plays as (``"expert"`` -> its current version); ValueError if unknown."""
-    try:
-        from fastsheng.bots import resolve_bot
-    except ImportError:  # before versioned bots: the names of fastsheng.hands are final
-        from fastsheng.hands import _bots
+    from fastsheng.bots import resolve_bot
 
-        return _bots(name.strip().lower())[0]
     return resolve_bot(name)
 
 
