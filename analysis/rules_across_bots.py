@@ -43,7 +43,7 @@ VARIANTS = {
     "standard": STANDARD,
     "super": get_rules("super"),
     "kitty powers": STANDARD.replace(kitty_multiplier="powers", name="standard-kitty-powers"),
-    "kitty linear": STANDARD.replace(kitty_multiplier="linear", name="standard-kitty-linear"),
+    "kitty cards": STANDARD.replace(kitty_multiplier="cards", name="standard-kitty-cards"),
     "no throw penalty": STANDARD.replace(throw_penalty="none", name="standard-no-penalty"),
 }
 COMPARISONS = [("standard", b) for b in VARIANTS if b != "standard"]

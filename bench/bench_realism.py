@@ -1,7 +1,7 @@
 """The realism panel of every available bot (docs/bots.md "Realism"): printed, never gated.
 
 Each line-up is the bot at all four seats, `standard` rules, random levels, N hands (5,000 by
-default, 50,000 with FASTSHENG_BENCH_FULL=1) with the same seed, so the line-ups play the same
+default, 200,000 with FASTSHENG_BENCH_FULL=1) with the same seed, so the line-ups play the same
 deals. The figures are what they are: the test checks only that every figure is there, finite
 and inside its interval.
 
@@ -17,7 +17,7 @@ import numpy as np
 from fastsheng import realism
 
 FULL = bool(os.environ.get("FASTSHENG_BENCH_FULL"))
-N = 50_000 if FULL else 5_000
+N = 200_000 if FULL else 5_000
 SEED = 2026
 
 

@@ -209,7 +209,7 @@ def _cell(row: pd.Series) -> str:
         return "n/a"
     if row["unit"].startswith("share"):
         pct = 100 * row[["estimate", "lo", "hi"]].to_numpy(float)
-        digits = 2 if pct[2] < 1 else 1
+        digits = 1 if pct[2] >= 1 else 2 if pct[2] >= 0.1 else 3  # the bound stays visible
         return f"{pct[0]:.{digits}f}% [{pct[1]:.{digits}f}, {pct[2]:.{digits}f}]"
     return f"{row['estimate']:.2f} [{row['lo']:.2f}, {row['hi']:.2f}]"
 
