@@ -9,12 +9,12 @@ statement about the bots, not about the rules, and is reported as such.
 Method: for every line-up (the bot at all four seats) and every rule variant, one run of n hands
 with the same seed, batch size and random levels, so hand i is dealt the same cards in every
 run (the cards' random stream depends on neither rules nor bots). Per line-up, each comparison
-A - B is a paired difference over the same deals (fastsheng.stats.paired_diff: paired-bootstrap
-95% interval). Whether the size changes between two line-ups is itself a paired question over
-the same deals: the per-hand difference of differences (A - B under one line-up minus A - B under
-the other), with its own paired-bootstrap interval. Metrics: the dealer side's win rate and its
-net levels per hand (levels it gains minus levels the defenders gain), and the defenders' total
-points (which moves with the kitty multiplier even when no side flips).
+A - B is a paired difference over the same deals (fastsheng.stats.paired_diff: the t interval
+of the per-hand differences). Whether the size changes between two line-ups is itself a paired
+question over the same deals: the per-hand difference of differences (A - B under one line-up
+minus A - B under the other), with its own paired interval. Metrics: the dealer side's win rate
+and its net levels per hand (levels it gains minus levels the defenders gain), and the
+defenders' total points (which moves with the kitty multiplier even when no side flips).
 
 Verdicts: "FLIPS" when one line-up's interval is above 0 and another's below; "holds" when the
 sign is the same wherever the interval excludes 0; "size changes" when the difference of
@@ -115,14 +115,14 @@ def verdict(rows: pd.DataFrame) -> str:
     return f"holds: {sign} for every line-up"
 
 
-def size_changes(per_hand: dict[str, np.ndarray], seed: int) -> list[dict]:
+def size_changes(per_hand: dict[str, np.ndarray]) -> list[dict]:
     """Consecutive line-ups: the difference of their paired differences over common deals."""
     names = list(per_hand)
     out = []
     for a, b in zip(names, names[1:], strict=False):
         k = min(len(per_hand[a]), len(per_hand[b]))
-        d = stats.paired_diff(per_hand[b][:k], per_hand[a][:k], seed=seed)
-        out.append({"from": a, "to": b, "change": d.diff, "lo": d.boot.lo, "hi": d.boot.hi, "n": k})
+        d = stats.paired_diff(per_hand[b][:k], per_hand[a][:k])
+        out.append({"from": a, "to": b, "change": d.diff, "lo": d.ci.lo, "hi": d.ci.hi, "n": k})
     return out
 
 
@@ -137,15 +137,15 @@ def main(argv: list[str] | None = None, workers=None, batch_fn=None, bots=None) 
         for v in VARIANTS
     }
     rows, lines = [], []
-    for i, (va, vb) in enumerate(COMPARISONS):
-        for j, (metric, f) in enumerate(METRICS.items()):
+    for va, vb in COMPARISONS:
+        for metric, f in METRICS.items():
             per_hand, part = {}, []
             for bot in bots:
                 a, b = hands[(bot, va)], hands[(bot, vb)]
                 assert (a["hand_id"].to_numpy() == b["hand_id"].to_numpy()).all()
                 xa, xb = f(a).to_numpy(), f(b).to_numpy()
                 per_hand[bot] = xa - xb
-                d = stats.paired_diff(xa, xb, seed=100 * i + j)
+                d = stats.paired_diff(xa, xb)
                 part.append(
                     {
                         "comparison": f"{va} - {vb}",
@@ -155,14 +155,14 @@ def main(argv: list[str] | None = None, workers=None, batch_fn=None, bots=None) 
                         "A": d.mean_a,
                         "B": d.mean_b,
                         "diff": d.diff,
-                        "lo": d.boot.lo,
-                        "hi": d.boot.hi,
+                        "lo": d.ci.lo,
+                        "hi": d.ci.hi,
                     }
                 )
             table = pd.DataFrame(part)
             rows += part
             lines.append(f"{va} - {vb}, {metric}: {verdict(table)}")
-            for s in size_changes(per_hand, seed=100 * i + j + 50):
+            for s in size_changes(per_hand):
                 if s["lo"] > 0 or s["hi"] < 0:
                     lines.append(
                         f"    size changes from {s['from']} to {s['to']}: {s['change']:+.4f} "

@@ -39,9 +39,7 @@ def test_realism_panel(benchmark):
     names = lineups()
 
     def panels():
-        return {
-            b: realism.lineup_panel(b, n=N, seed=SEED, level="random", n_boot=500) for b in names
-        }
+        return {b: realism.lineup_panel(b, n=N, seed=SEED, level="random") for b in names}
 
     result = benchmark.pedantic(panels, rounds=1, iterations=1)
     table = realism.panel_table(result)

@@ -71,7 +71,7 @@ def handmade():
 
 def test_panel_on_handmade_hands():
     hands, tricks = handmade()
-    p = realism.realism_panel(hands, STANDARD, tricks, n_boot=200).set_index("key")
+    p = realism.realism_panel(hands, STANDARD, tricks).set_index("key")
     assert list(p.index) == list(realism.METRICS)
     expected = {
         "kitty_points_dealt": 65 / 4,
@@ -107,7 +107,7 @@ def test_early_trump_flags_per_hand_in_hands_order():
 
 def test_panel_without_tricks_has_no_trump_lead_row():
     hands, _ = handmade()
-    p = realism.realism_panel(hands, STANDARD, n_boot=100)
+    p = realism.realism_panel(hands, STANDARD)
     assert "defender_early_trump" not in set(p["key"])
     assert len(p) == len(realism.METRICS) - 1
 
@@ -115,7 +115,7 @@ def test_panel_without_tricks_has_no_trump_lead_row():
 def test_no_failed_throw_still_gets_an_upper_bound():
     hands, _ = handmade()
     hands["failed_throws"] = 0
-    row = realism.realism_panel(hands, STANDARD, n_boot=100).set_index("key")
+    row = realism.realism_panel(hands, STANDARD).set_index("key")
     assert row.loc["failed_per_throw", "estimate"] == 0
     assert row.loc["failed_per_throw", "hi"] > 0.3  # 0 of 3 throws bounds little
 
@@ -162,8 +162,8 @@ def test_trump_leads_agree_with_the_traces():
 
 def test_panel_table_side_by_side():
     hands, tricks = handmade()
-    a = realism.realism_panel(hands, STANDARD, tricks, n_boot=100)
-    b = realism.realism_panel(hands, STANDARD, n_boot=100)
+    a = realism.realism_panel(hands, STANDARD, tricks)
+    b = realism.realism_panel(hands, STANDARD)
     t = realism.panel_table({"A": a, "B": b})
     assert list(t.columns) == ["metric", "unit", "A", "B"]
     assert len(t) == len(realism.METRICS)

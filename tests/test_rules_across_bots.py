@@ -43,7 +43,7 @@ def test_size_changes_are_paired_over_common_deals(study):
     import numpy as np
 
     per_hand = {"a": np.zeros(400), "b": np.r_[np.ones(200), np.zeros(200)], "c": np.ones(100)}
-    out = study.size_changes(per_hand, seed=0)
+    out = study.size_changes(per_hand)
     assert [(s["from"], s["to"], s["n"]) for s in out] == [("a", "b", 400), ("b", "c", 100)]
     assert out[0]["change"] == pytest.approx(0.5) and out[0]["lo"] > 0
     assert out[1]["change"] == 0.0  # the first 100 deals of b are all ones, as c

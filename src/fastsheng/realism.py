@@ -1,9 +1,9 @@
 """The realism panel: the figures a strong player checks first to see whether bot play looks real.
 
 For one bot line-up (the hands of one run, and its tricks table for the trump leads), with 95%
-intervals from :mod:`fastsheng.stats` (Wilson for shares of hands, the count bootstrap for
-means, the cluster-robust ratio for failures per throw: the throws of one hand are not
-independent):
+intervals from :mod:`fastsheng.stats`, as in ``fastsheng report`` (Wilson for shares of hands,
+the Student t interval with its skewness warning for means, the cluster-robust ratio for failures
+per throw: the throws of one hand are not independent; a Wilson bound when none failed):
 
 * points the dealer buries (and, for scale, the points the kitty was dealt);
 * the defenders' kitty capture rate, and the share of hands the kitty decides: the side that goes
@@ -40,7 +40,6 @@ __all__ = [
 ]
 
 CONF = 0.95
-N_BOOT = 2000
 EARLY_TRICKS = 5  # "tricks 1-5"
 
 # key -> (label, unit) in the panel's order
@@ -138,46 +137,37 @@ def _row(key: str, e: stats.Estimate) -> dict[str, Any]:
         "hi": e.hi,
         "n": e.n,
         "method": e.method,
+        "warning": e.warning,
     }
-
-
-def _failure_rate(failed: np.ndarray, throws: np.ndarray) -> stats.Estimate:
-    """Failed throws per throw: the cluster-robust ratio (a hand's throws are not independent);
-    with no failure at all its interval collapses to [0, 0], so then the Wilson interval of
-    0 in the number of throws gives the honest upper bound."""
-    if failed.sum() == 0 and throws.sum() > 0:
-        return stats.wilson(0, int(throws.sum()), CONF)
-    return stats.ratio_cluster(failed, throws, CONF)
 
 
 def realism_panel(
     hands: pa.Table | pd.DataFrame,
     rules: Any,
     tricks: pa.Table | pd.DataFrame | None = None,
-    *,
-    n_boot: int = N_BOOT,
 ) -> pd.DataFrame:
     """One row per metric of :data:`METRICS` (the trump-lead row only with ``tricks``):
-    key, metric, unit, estimate, lo, hi (95%), n, method."""
+    key, metric, unit, estimate, lo, hi (95%), n, method, warning (why an interval may not
+    hold; empty when no problem is known)."""
     h = _frame(hands)
     n = len(h)
 
     def share(key: str, flags: np.ndarray) -> dict[str, Any]:
         return _row(key, stats.wilson(int(np.count_nonzero(flags)), n, CONF))
 
-    def mean(key: str, x: np.ndarray, seed: int) -> dict[str, Any]:
-        return _row(key, stats.mean_bootstrap(x, CONF, n_boot, seed))
+    def mean(key: str, x: np.ndarray) -> dict[str, Any]:
+        return _row(key, stats.mean_t(x, CONF))
 
     throws = h["throws"].to_numpy(np.float64)
     failed = h["failed_throws"].to_numpy(np.float64)
     rows = [
-        mean("kitty_points_dealt", h["kitty_points_dealt"].to_numpy(np.float64), 0),
-        mean("kitty_points_buried", h["kitty_points_buried"].to_numpy(np.float64), 1),
+        mean("kitty_points_dealt", h["kitty_points_dealt"].to_numpy(np.float64)),
+        mean("kitty_points_buried", h["kitty_points_buried"].to_numpy(np.float64)),
         share("kitty_captured", h["kitty_captured"].to_numpy(bool)),
         share("kitty_decides", kitty_flips_side(h, rules)),
-        mean("throws_per_hand", throws, 2),
+        mean("throws_per_hand", throws),
         share("hands_with_throw", throws > 0),
-        _row("failed_per_throw", _failure_rate(failed, throws)),
+        _row("failed_per_throw", stats.ratio_cluster(failed, throws, CONF)),
         share("hands_with_failed_throw", failed > 0),
     ]
     if tricks is not None:
@@ -193,7 +183,6 @@ def lineup_panel(
     n: int = 20_000,
     seed: int = 0,
     level: str = "2",
-    n_boot: int = N_BOOT,
 ) -> pd.DataFrame:
     """Play ``n`` hands of the line-up ``bots`` (with the tricks table) and compute the panel."""
     from fastsheng.hands import simulate_hands
@@ -201,7 +190,7 @@ def lineup_panel(
 
     r = get_rules(rules) if isinstance(rules, str) else rules
     out = simulate_hands(r, bots, seed, n, level=level, tricks=True)
-    return realism_panel(out["hands"], r, out["tricks"], n_boot=n_boot)
+    return realism_panel(out["hands"], r, out["tricks"])
 
 
 def _cell(row: pd.Series) -> str:
