@@ -169,3 +169,55 @@ def test_panel_table_side_by_side():
     assert len(t) == len(realism.METRICS)
     row = t.set_index("metric").loc[realism.METRICS["defender_early_trump"][0]]
     assert row["A"].startswith("50.0% [") and row["B"] == "n/a"
+
+
+# --------------------------------------------------------------------------------------------
+# The realism section of `fastsheng report`
+
+
+@pytest.mark.parametrize("tricks", [True, False])
+def test_report_realism_section_agrees_with_the_panel(tmp_path, tricks):
+    from fastsheng.report.runs import load_run
+    from fastsheng.report.single import compute_report
+    from fastsheng.runner import RunSpec, run
+
+    spec = RunSpec(
+        rules=STANDARD,
+        bots=("random", "expert", "random", "expert"),  # trump leads and throws both happen
+        seed=4,
+        n=600,
+        batch_size=250,  # three parts, the last one truncated
+        level="random",
+        tricks=tricks,
+    )
+    run(spec, str(tmp_path / "r"), workers=0)
+    rep = compute_report(load_run(tmp_path / "r"), figures=False)
+    section = rep.table("realism").df.set_index("key")
+    # the same hands, straight from the engine
+    sizes = (250, 250, 100)
+    tables = [
+        play_batch(STANDARD, spec.bots, 4, b, k, batch_size=250, level="random", tricks=True)
+        for b, k in enumerate(sizes)
+    ]
+    hands = pd.concat([t["hands"].to_pandas() for t in tables], ignore_index=True)
+    trick_table = pa.concat_tables([t["tricks"] for t in tables])
+    panel = realism.realism_panel(hands, STANDARD, trick_table).set_index("key")
+    same = {
+        "kitty_buried": "kitty_points_buried",
+        "kitty_captured": "kitty_captured",
+        "kitty_flips_all": "kitty_decides",
+        "throws": "throws_per_hand",
+        "throw_hand": "hands_with_throw",
+        "failure_rate": "failed_per_throw",
+        "failed_hand": "hands_with_failed_throw",
+        "dealer_won": "dealer_side_wins",
+    }
+    if tricks:
+        same["defender_early_trump"] = "defender_early_trump"
+        assert 0 < section.loc["defender_early_trump", "estimate"] < 1
+    else:
+        assert "defender_early_trump" not in section.index
+    assert set(section.index) == set(same)
+    for key, panel_key in same.items():
+        assert section.loc[key, "estimate"] == pytest.approx(panel.loc[panel_key, "estimate"]), key
+        assert section.loc[key, "n"] == panel.loc[panel_key, "n"], key

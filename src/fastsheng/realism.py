@@ -5,7 +5,8 @@ intervals from :mod:`fastsheng.stats`, as in ``fastsheng report`` (Wilson for sh
 the Student t interval with its skewness warning for means, the cluster-robust ratio for failures
 per throw: the throws of one hand are not independent; a Wilson bound when none failed):
 
-* points the dealer buries (and, for scale, the points the kitty was dealt);
+* points buried in the final kitty (by the dealer, or the last 炒底 overcaller), and for scale
+  the points the kitty was dealt;
 * the defenders' kitty capture rate, and the share of hands the kitty decides: the side that goes
   up flips because of the kitty bonus;
 * throws per hand, hands with a throw, failed throws per throw and hands with a failed throw;
@@ -45,7 +46,7 @@ EARLY_TRICKS = 5  # "tricks 1-5"
 # key -> (label, unit) in the panel's order
 METRICS: dict[str, tuple[str, str]] = {
     "kitty_points_dealt": ("points in the kitty as dealt", "points (mean)"),
-    "kitty_points_buried": ("points the dealer buries", "points (mean)"),
+    "kitty_points_buried": ("points buried in the final kitty", "points (mean)"),
     "kitty_captured": ("defenders capture the kitty", "share of hands"),
     "kitty_decides": ("the kitty bonus flips the side that goes up", "share of hands"),
     "throws_per_hand": ("throws attempted", "per hand (mean)"),

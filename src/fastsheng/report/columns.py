@@ -74,6 +74,7 @@ HAND_COLUMNS: dict[str, tuple[str, ...]] = {
     "level_change": ("levels", "level_change", "level_delta", "levels_up"),
     "levels_climbed": ("levels_climbed",),
     "next_dealer": ("next_dealer",),
+    "defender_early_trump": ("defender_early_trump",),  # from the tricks table (load_run)
 }
 
 MATCH_COLUMNS: dict[str, tuple[str, ...]] = {

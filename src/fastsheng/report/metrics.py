@@ -148,6 +148,11 @@ _DECLARED: tuple[Metric, ...] = (
        note="n = throws; hands are the clusters"),
     _M("penalty", "penalty points per hand (effect on the defenders' total)", "points", "mean",
        ("penalty",), _col("penalty")),
+    _M("kitty_flips_all", "the kitty bonus flips the side that goes up", "share", "proportion",
+       ("kitty_flips_side",), _col("kitty_flips_side"), note="a share of all hands"),
+    _M("defender_early_trump", "a defender leads trump in tricks 1-5", "share", "proportion",
+       ("defender_early_trump",), _col("defender_early_trump"),
+       note="needs the tricks table (sim --tricks)"),
 )  # fmt: skip
 
 METRICS: dict[str, Metric] = {m.key: m for m in _DECLARED}

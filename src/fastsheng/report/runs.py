@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from fastsheng.report.columns import HAND_COLUMNS, pick_column
@@ -57,6 +58,25 @@ def _read_table(path: Path) -> pd.DataFrame | None:
     return pa.concat_tables(tables, promote_options="default").to_pandas()
 
 
+def _add_early_trump_leads(hands: pd.DataFrame, tricks: Path) -> None:
+    """With a tricks table (``sim --tricks``), the column ``defender_early_trump`` of
+    :func:`fastsheng.realism.early_trump_lead_by_defenders`, read part by part and only the
+    first tricks' leads (the whole table is about 800 bytes a hand)."""
+    parts = sorted(tricks.glob("part-*.parquet")) if tricks.is_dir() else []
+    if not parts or not {"hand_id", "dealer", "trump", "level"} <= set(hands):
+        return
+    import pyarrow.parquet as pq
+
+    from fastsheng.realism import EARLY_TRICKS, early_trump_lead_by_defenders
+
+    columns = ["hand_id", "trick", "leader", *(f"cards_{s}" for s in range(4))]
+    flags = np.zeros(len(hands), bool)
+    for part in parts:
+        t = pq.read_table(part, columns=columns, filters=[("trick", "<", EARLY_TRICKS)])
+        flags |= early_trump_lead_by_defenders(hands, t)
+    hands["defender_early_trump"] = flags
+
+
 def load_run(path: str | os.PathLike[str], notice: str | None = None) -> Run:
     """Read a run folder written by ``fastsheng sim`` (or any folder with ``hands/part-*.parquet``
     and a ``run.json``)."""
@@ -71,6 +91,7 @@ def load_run(path: str | os.PathLike[str], notice: str | None = None) -> Run:
     sort = pick_column(hands, HAND_COLUMNS["hand_id"])
     if sort is not None:
         hands = hands.sort_values(sort, kind="stable").reset_index(drop=True)
+    _add_early_trump_leads(hands, p / "tricks")
     matches = _read_table(p / "matches")
     if matches is not None and "match_id" in matches:
         matches = matches.sort_values("match_id", kind="stable").reset_index(drop=True)

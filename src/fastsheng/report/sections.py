@@ -478,6 +478,32 @@ def declarations(ctx: Context) -> list[Table]:
     return [t] + ([counts] if counts else [])
 
 
+REALISM = (
+    "kitty_buried",
+    "kitty_captured",
+    "kitty_flips_all",
+    "throws",
+    "throw_hand",
+    "failure_rate",
+    "failed_hand",
+    "defender_early_trump",
+    "dealer_won",
+)
+
+_REALISM_NOTE = (
+    "The figures a strong player checks first to judge the bots' play (fastsheng.realism; "
+    "docs/bots.md has them for every bot): what the kitty holds and decides, throws and their "
+    "failures, a defender leading trump in the first five tricks (only when the run has the "
+    "tricks table: sim --tricks), the dealer side's win rate. "
+)
+
+
+def realism(ctx: Context) -> list[Table]:
+    note = _REALISM_NOTE + INTERVALS_NOTE
+    t = metric_table("realism", "Realism panel", REALISM, ctx.hands, note)
+    return [t] if t else []
+
+
 def matches(ctx: Context) -> list[Table | Figure]:
     from fastsheng.report.matches import match_section
 
@@ -492,5 +518,6 @@ REPORT_SECTIONS: tuple[Section, ...] = (
     kitty,
     throws,
     declarations,
+    realism,
     matches,
 )
