@@ -216,3 +216,14 @@ def test_cli_ladder_errors(capsys, tmp_path, args, words):
     code, _, err = run_cli(capsys, "ladder", *args, "-o", str(tmp_path / "x"))
     assert_one_line_error(code, err, *words)
     assert not (tmp_path / "x").exists()
+
+
+def test_an_alias_and_its_version_net_exactly_zero(tmp_path):
+    """`basic` names the newest basic; against the version it resolves to, every deal nets 0."""
+    newest = ladder.resolve_bot_name("basic")
+    assert newest != "basic"
+    spec = ladder.LadderSpec(("basic", newest), 200, 8, get_rules("standard"))
+    lad = ladder.play_ladder(spec, tmp_path, workers=0, n_boot=100)
+    o = lad.outcomes[0]
+    assert (o.net == 0).all() and (o.wins == 1).all()
+    assert lad.pairs["net"][0] == 0 and lad.ratings["rating"].abs().max() < 1e-9
