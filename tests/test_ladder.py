@@ -227,3 +227,12 @@ def test_an_alias_and_its_version_net_exactly_zero(tmp_path):
     o = lad.outcomes[0]
     assert (o.net == 0).all() and (o.wins == 1).all()
     assert lad.pairs["net"][0] == 0 and lad.ratings["rating"].abs().max() < 1e-9
+
+
+def test_cli_ladder_refuses_a_folder_of_another_ladder(capsys, tmp_path):
+    out = str(tmp_path / "lad")
+    common = ("ladder", "--bots", "random,basic", "--seed", "3", "--workers", "0", "-q", "-o", out)
+    code, _, err = run_cli(capsys, *common, "-n", "100")
+    assert code == 0, err
+    code, _, err = run_cli(capsys, *common, "-n", "150")  # same folder, other n
+    assert_one_line_error(code, err, "disagrees", "n 150")
