@@ -18,7 +18,7 @@ import fastsheng as fs
 from fastsheng import reference
 from fastsheng.cards import RANKS, SUITS
 from fastsheng.game import Action, Game
-from fastsheng.hands import simulate_hands
+from fastsheng.hands import simulate_hands, trace_hand
 from fastsheng.rules import list_presets
 
 
@@ -52,6 +52,19 @@ def test_step_api_reproduces_random_bots_and_hand_one(preset):
     hand-1 rules (dealer by the calls, redeals) too."""
     equivalence(preset, 200, "random", level="random", first_hand=True)
     equivalence(preset, 200, "basic", level="random", batch_size=64)
+
+
+@pytest.mark.parametrize("preset", ["super", "standard"])
+def test_trace_is_the_simulators_trace(preset):
+    """Game.trace(): the same events as trace_hand for that hand (first hand and redeals too)."""
+    for k, first in ((0, False), (3, True), (7, False)):
+        g = Game(preset, seed=13, hand_id=k, level="random", first_hand=first)
+        partial = len(g.trace())
+        play_out(g)
+        want = trace_hand(preset, "expert", 13, 0, k, 10_000, level="random", first_hand=first)
+        assert g.trace() == want["events"]
+        assert 0 < partial < len(want["events"])  # the trace grows as the hand is played
+        assert g.trace()[-1]["type"] == "result"
 
 
 @pytest.mark.slow

@@ -562,6 +562,12 @@ class Game:
         g.sample_exact = tries > 0
         return g
 
+    def trace(self) -> list[dict[str, Any]]:
+        """Every event of the hand so far (the deal, calls, trump, burial, finished tricks, the
+        result), decoded as ``trace_hand(...)["events"]``; ``format_trace`` prints them. It holds
+        the whole deal: a record for people and tools, not for a bot's eyes (``observation``)."""
+        return _decode(self._core.trace_array())
+
     # --- the end ---------------------------------------------------------------------------
 
     def result(self) -> dict[str, Any]:
