@@ -175,6 +175,25 @@ def test_bt_ratings_order_and_coverage_on_synthetic_deals():
     assert np.allclose(r["elo"], r["rating"] * 400 / np.log(10))
 
 
+def test_bt_ratings_with_a_capped_pair_use_its_prefix_only():
+    rng = np.random.default_rng(2)
+    full, short = 3000, 400
+    outcomes = [
+        ladder.PairOutcome("a", "b", np.zeros(full), rng.binomial(2, 0.6, full).astype(np.int8)),
+        ladder.PairOutcome("a", "s", np.zeros(short), rng.binomial(2, 0.8, short).astype(np.int8)),
+        ladder.PairOutcome("b", "s", np.zeros(short), rng.binomial(2, 0.7, short).astype(np.int8)),
+    ]
+    r = ladder.bt_ratings(["a", "b", "s"], outcomes, n_boot=200).set_index("bot")
+    w = np.zeros((3, 3))
+    for o, (i, j) in zip(outcomes, [(0, 1), (0, 2), (1, 2)], strict=True):
+        w[i, j], w[j, i] = o.wins.sum(), 2 * o.deals - o.wins.sum()
+    expected, _ = ladder.bradley_terry(w)
+    np.testing.assert_allclose(r.loc[["a", "b", "s"], "rating"], expected)
+    # the short pairs are less certain: s's interval is wider than b's
+    width = r["rating_hi"] - r["rating_lo"]
+    assert width["s"] > width["b"]
+
+
 # --------------------------------------------------------------------------------------------
 # The command
 
@@ -197,6 +216,31 @@ def test_cli_ladder_writes_tables(capsys, tmp_path):
     assert meta["seed"] == 3 and meta["n"] == 200 and meta["bots"] == ["random", "basic"]
 
 
+def test_cli_max_deals_caps_the_pairs_of_a_bot(capsys, tmp_path):
+    out = tmp_path / "lad"
+    code, _, err = run_cli(
+        capsys,
+        *("ladder", "--bots", "random,basic,expert", "-n", "300", "--max-deals", "random=100"),
+        *("--seed", "2", "--workers", "0", "--batch-size", "150", "-q", "-o", str(out)),
+    )
+    assert code == 0, err
+    pairs = pd.read_csv(out / "pairs.csv")
+    deals = {frozenset((x, y)): d for x, y, d in pairs[["x", "y", "deals"]].itertuples(index=False)}
+    assert deals == {
+        frozenset(("expert", "basic")): 300,
+        frozenset(("expert", "random")): 100,
+        frozenset(("basic", "random")): 100,
+    }
+    capped = pq.read_table(ladder.run_path(out, "random", "basic") / "hands").to_pandas()
+    full = pq.read_table(ladder.run_path(out, "basic", "expert") / "hands").to_pandas()
+    capped, full = capped.sort_values("hand_id"), full.sort_values("hand_id")
+    # the capped pair played the first 100 of the same deals
+    assert capped["hand_id"].tolist() == list(range(100))
+    for col in ("dealer", "kitty_points_dealt", "points_0", "jokers_3"):
+        assert (capped[col].to_numpy() == full[col].to_numpy()[:100]).all(), col
+    assert json.loads((out / "ladder.json").read_text())["max_deals"] == {"random": 100}
+
+
 @pytest.mark.parametrize(
     "args, words",
     [
@@ -210,6 +254,9 @@ def test_cli_ladder_writes_tables(capsys, tmp_path):
         (("--bots", "expert,basic", "-n", "10", "--rules", "nope"), ("nope",)),
         (("--bots", "expert,basic", "-n", "10", "--workers", "-1"), ("--workers",)),
         (("--bots", "expert,basic", "-n", "1e13"), ("-n", "at most")),
+        (("--bots", "expert,basic", "-n", "10", "--max-deals", "nobot=5"), ("not in --bots",)),
+        (("--bots", "expert,basic", "-n", "10", "--max-deals", "basic"), ("BOT=N",)),
+        (("--bots", "expert,basic", "-n", "10", "--max-deals", "basic=0"), ("at least 1",)),
     ],
 )
 def test_cli_ladder_errors(capsys, tmp_path, args, words):

@@ -612,6 +612,10 @@ def ladder_cmd(
     batch_size: Annotated[
         str, typer.Option("--batch-size", help="Hands per batch (part of the deals' seeding).")
     ] = "10000",
+    max_deals: Annotated[
+        str | None,
+        typer.Option("--max-deals", help="Slow bots: BOT=N, their pairs play the first N deals."),
+    ] = None,
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", help="Worker processes (default: all cores).")
     ] = None,
@@ -637,6 +641,7 @@ def ladder_cmd(
         rules=rules,
         level=level,
         batch_size=parse_count(batch_size, "--batch-size", maximum=MAX_BATCH_SIZE["hands"]),
+        max_deals=max_deals,
         workers=workers,
         out=out,
         markdown=markdown,

@@ -83,6 +83,8 @@ class LadderSpec:
     rules: Any  # fastsheng.rules.Rules
     level: str = "2"
     batch_size: int = 10_000
+    # (bot, deals): the pairs of a slow bot play only the first `deals` of the n deals
+    max_deals: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         bots = tuple(b.strip().lower() for b in self.bots)
@@ -93,7 +95,19 @@ class LadderSpec:
             raise LadderError(f"bot {dup[0]!r} is listed twice")
         for b in bots:
             resolve_bot_name(b)  # raises ValueError naming the known bots
+        caps = tuple((b.strip().lower(), int(k)) for b, k in self.max_deals)
+        for b, k in caps:
+            if b not in bots:
+                raise LadderError(f"--max-deals names {b!r}, which is not in --bots")
+            if k < 1:
+                raise LadderError(f"--max-deals {b}={k}: need at least 1 deal")
         object.__setattr__(self, "bots", bots)
+        object.__setattr__(self, "max_deals", caps)
+
+    def deals(self, x: str, y: str) -> int:
+        """Deals the pair (x, y) plays: n, or fewer for a bot with a cap (the first ones)."""
+        caps = dict(self.max_deals)
+        return min(self.n, caps.get(x, self.n), caps.get(y, self.n))
 
     @property
     def pairs(self) -> list[tuple[str, str]]:
@@ -108,7 +122,7 @@ class LadderSpec:
             rules=self.rules,
             bots=(team0, team1, team0, team1),
             seed=self.seed,
-            n=self.n,
+            n=self.deals(team0, team1),
             batch_size=self.batch_size,
             level=self.level,
         )
@@ -123,6 +137,7 @@ class LadderSpec:
             "rules": self.rules.to_dict(),
             "level": self.level,
             "batch_size": self.batch_size,
+            "max_deals": dict(self.max_deals),
         }
 
 
@@ -218,23 +233,28 @@ def bt_ratings(
     bots: Sequence[str], outcomes: Sequence[PairOutcome], *, n_boot: int = 1000, seed: int = 0
 ) -> pd.DataFrame:
     """One row per bot: the Bradley–Terry rating on hands won with its 95% percentile-bootstrap
-    interval; the bootstrap resamples deals, jointly for every pair (they share their deals)."""
+    interval. Every pair plays the same deals (a pair with a capped bot: the first ones), so the
+    bootstrap resamples deals jointly for every pair; a capped pair counts the resampled deals
+    that fall in its prefix."""
     index = {b: i for i, b in enumerate(bots)}
     k = len(bots)
-    n = outcomes[0].deals
-    if any(o.deals != n for o in outcomes):
-        raise LadderError("every pair must play the same deals for the joint bootstrap")
-    x_wins = np.stack([o.wins for o in outcomes], axis=1).astype(np.float32)  # deals x pairs
+    n = max(o.deals for o in outcomes)
+    # deals x (X's wins of each pair | whether the pair played the deal), zero past a prefix
+    data = np.zeros((n, 2 * len(outcomes)), np.float32)
+    for p, o in enumerate(outcomes):
+        data[: o.deals, p] = o.wins
+        data[: o.deals, len(outcomes) + p] = 1.0
     ij = [(index[o.x], index[o.y]) for o in outcomes]
 
-    def matrix(xw: np.ndarray, total: float) -> np.ndarray:
+    def matrix(sums: np.ndarray) -> np.ndarray:
         w = np.zeros((k, k))
-        for (i, j), a in zip(ij, xw, strict=True):
+        for p, (i, j) in enumerate(ij):
+            a, played = sums[p], sums[len(ij) + p]
             w[i, j] += a
-            w[j, i] += total - a
+            w[j, i] += 2.0 * played - a
         return w
 
-    theta, regularized = bradley_terry(matrix(x_wins.sum(axis=0), 2.0 * n))
+    theta, regularized = bradley_terry(matrix(data.sum(axis=0)))
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0,)))
     reps = np.empty((n_boot, k))
     chunk = max(1, min(n_boot, int(2e7 // max(n, 1))))
@@ -243,8 +263,8 @@ def bt_ratings(
         counts = np.stack(
             [np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(start, stop)]
         ).astype(np.float32)
-        for r, xw in enumerate(counts @ x_wins):
-            reps[start + r] = bradley_terry(matrix(xw, 2.0 * n))[0]
+        for r, sums in enumerate(counts @ data):
+            reps[start + r] = bradley_terry(matrix(sums))[0]
     lo, hi = np.quantile(reps, [(1 - CONF) / 2, (1 + CONF) / 2], axis=0)
     out = pd.DataFrame(
         {
@@ -329,7 +349,7 @@ def play_ladder(
 
     out = Path(out)
     t0 = time.perf_counter()
-    total = 2 * spec.n * len(spec.pairs)
+    total = sum(2 * spec.deals(x, y) for x, y in spec.pairs)
     on_event = _OneBar(reporter, total) if reporter is not None else None
     outcomes = []
     for x, y in spec.pairs:
@@ -404,9 +424,10 @@ def _rating_display(ratings: pd.DataFrame, resolved: Mapping[str, str]) -> pd.Da
 
 def _setup_line(lad: Ladder) -> str:
     s = lad.spec
+    caps = "".join(f", {b}'s pairs the first {k:,}" for b, k in s.max_deals)
     return (
-        f"{s.n:,} deals per pair, each played twice with the seats swapped; rules {s.rules.name}, "
-        f"level {s.level}, seed {s.seed}, batch size {s.batch_size:,}"
+        f"{s.n:,} deals per pair{caps}, each played twice with the seats swapped; rules "
+        f"{s.rules.name}, level {s.level}, seed {s.seed}, batch size {s.batch_size:,}"
     )
 
 
@@ -474,6 +495,19 @@ def write_ladder(lad: Ladder, command: str = "") -> list[Path]:
 # The command
 
 
+def _parse_max_deals(text: str) -> tuple[tuple[str, int], ...]:
+    """``"search=2000,expert=5e4"`` -> ``(("search", 2000), ("expert", 50000))``."""
+    from fastsheng.cli import parse_count
+
+    out = []
+    for item in text.split(","):
+        bot, sep, count = item.partition("=")
+        if not sep or not bot.strip():
+            raise LadderError(f"--max-deals takes BOT=N[,BOT=N...], not {text!r}")
+        out.append((bot.strip(), parse_count(count, f"--max-deals {bot.strip()}")))
+    return tuple(out)
+
+
 def ladder_command(
     bots: str,
     n: int,
@@ -482,6 +516,7 @@ def ladder_command(
     rules: str | None = None,
     level: str = "2",
     batch_size: int = 10_000,
+    max_deals: str | None = None,
     workers: int | None = None,
     out: str | None = None,
     markdown: bool = False,
@@ -503,12 +538,14 @@ def ladder_command(
     drawn = seed is None
     seed = secrets.randbelow(2**32) if seed is None else seed
     the_rules = rules_from_spec(rules) if rules else get_rules("standard")
-    spec = LadderSpec(tuple(names), n, seed, the_rules, level, batch_size)
+    caps = _parse_max_deals(max_deals) if max_deals else ()
+    spec = LadderSpec(tuple(names), n, seed, the_rules, level, batch_size, caps)
     where = Path(out) if out else Path("runs") / f"ladder-{_safe(the_rules.name)}-{n}-s{seed}"
     command = (
         f"fastsheng ladder --bots {','.join(spec.bots)} -n {n} --seed {seed} "
         f"--rules {rules or 'standard'} --level {level}"
         + (f" --batch-size {batch_size}" if batch_size != 10_000 else "")
+        + (f" --max-deals {max_deals}" if max_deals else "")
     )
     reporter = progress.make_reporter(quiet=quiet)
     if not quiet:
