@@ -216,6 +216,18 @@ def test_cli_ladder_writes_tables(capsys, tmp_path):
     assert meta["seed"] == 3 and meta["n"] == 200 and meta["bots"] == ["random", "basic"]
 
 
+def test_max_deals_names_a_bot_or_its_base_name():
+    class FakeSpec(ladder.LadderSpec):  # no name check: the parameters are search's business
+        def __post_init__(self):
+            pass
+
+    spec = FakeSpec(("expert", "search:k=8,cands=4"), 1000, 1, None, max_deals=(("search", 50),))
+    assert spec.deals("expert", "search:k=8,cands=4") == 50
+    assert spec.deals("expert", "basic") == 1000
+    spec = FakeSpec(("expert", "basic"), 1000, 1, None, max_deals=(("expert", 70), ("basic", 60)))
+    assert spec.deals("expert", "basic") == 60
+
+
 def test_cli_max_deals_caps_the_pairs_of_a_bot(capsys, tmp_path):
     out = tmp_path / "lad"
     code, _, err = run_cli(

@@ -73,6 +73,11 @@ def resolve_bot_name(name: str) -> str:
     return resolve_bot(name)
 
 
+def _names(key: str, bot: str) -> bool:
+    """Whether a --max-deals key names a listed bot: the same name, or its base name."""
+    return key == bot or key == bot.partition(":")[0]
+
+
 @dataclass(frozen=True)
 class LadderSpec:
     """Everything a ladder's figures depend on (with the bots' code)."""
@@ -83,7 +88,8 @@ class LadderSpec:
     rules: Any  # fastsheng.rules.Rules
     level: str = "2"
     batch_size: int = 10_000
-    # (bot, deals): the pairs of a slow bot play only the first `deals` of the n deals
+    # (bot, deals): the pairs of a slow bot play only the first `deals` of the n deals; the bot
+    # is named as listed, or by its base name before ":" (`search` caps `search:k=8` too)
     max_deals: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
@@ -97,7 +103,7 @@ class LadderSpec:
             resolve_bot_name(b)  # raises ValueError naming the known bots
         caps = tuple((b.strip().lower(), int(k)) for b, k in self.max_deals)
         for b, k in caps:
-            if b not in bots:
+            if not any(_names(b, x) for x in bots):
                 raise LadderError(f"--max-deals names {b!r}, which is not in --bots")
             if k < 1:
                 raise LadderError(f"--max-deals {b}={k}: need at least 1 deal")
@@ -106,8 +112,7 @@ class LadderSpec:
 
     def deals(self, x: str, y: str) -> int:
         """Deals the pair (x, y) plays: n, or fewer for a bot with a cap (the first ones)."""
-        caps = dict(self.max_deals)
-        return min(self.n, caps.get(x, self.n), caps.get(y, self.n))
+        return min([self.n, *(k for b, k in self.max_deals if _names(b, x) or _names(b, y))])
 
     @property
     def pairs(self) -> list[tuple[str, str]]:
@@ -501,7 +506,7 @@ def _parse_max_deals(text: str) -> tuple[tuple[str, int], ...]:
 
     out = []
     for item in text.split(","):
-        bot, sep, count = item.partition("=")
+        bot, sep, count = item.rpartition("=")
         if not sep or not bot.strip():
             raise LadderError(f"--max-deals takes BOT=N[,BOT=N...], not {text!r}")
         out.append((bot.strip(), parse_count(count, f"--max-deals {bot.strip()}")))
