@@ -31,7 +31,8 @@ from fastsheng._declare cimport decl_reset, decl_trump, show_code_denom, show_co
 from fastsheng._game cimport (
     DEC_BURY, DEC_DECLARE, DEC_FOLLOW, DEC_LEAD, DEC_NONE, PH_BURY, PH_CHAODI, PH_CLOSE, PH_DEAL,
     PH_DONE, PH_FOLLOW, PH_LEAD, PH_PLAYSTART, SET_DECLARED, batch_hand_begin, batch_t,
-    bot_decide, game_run, game_t, hand_row_t,
+    bot_decide, game_run, game_t, hand_row_t, match_begin, match_hand_begin, match_hand_end,
+    match_row_t, trick_row_t,
 )
 from fastsheng._rng cimport rng_below, rng_split, rng_t
 
@@ -391,7 +392,7 @@ cdef class GameCore:
     def __dealloc__(self):
         free(self.trace)
 
-    cdef void _wire(self) noexcept:
+    cdef void _wire(self):
         """Point the copied structs at this object's own members."""
         self.g.b = &self.b
         self.g.master = &self.master
@@ -474,7 +475,7 @@ cdef class GameCore:
         memcpy(&c.g, &self.g, sizeof(game_t))
         memcpy(&c.b, &self.b, sizeof(batch_t))
         memcpy(&c.master, &self.master, sizeof(rng_t))
-        memcpy(&c.row, &self.row, sizeof(hand_row_t))
+        memcpy(&c.row, self.g.row, sizeof(hand_row_t))
         memcpy(c.trace, self.trace, self.b.trace_len * sizeof(short))
         c._wire()
         return c
@@ -488,7 +489,7 @@ cdef class GameCore:
             r.s[k] = state[k]
         memcpy(&c.b, &self.b, sizeof(batch_t))
         memcpy(&c.master, &self.master, sizeof(rng_t))
-        memcpy(&c.row, &self.row, sizeof(hand_row_t))
+        memcpy(&c.row, self.g.row, sizeof(hand_row_t))
         memcpy(c.trace, self.trace, self.b.trace_len * sizeof(short))
         with nogil:
             tries = sample_world(&self.g, &c.g, seat, &r)
@@ -691,7 +692,7 @@ cdef class GameCore:
         return out
 
     def row_bytes(self):
-        return (<char*>&self.row)[:sizeof(hand_row_t)]
+        return (<char*>self.g.row)[:sizeof(hand_row_t)]
 
     def trace_array(self):
         import numpy as np
@@ -759,3 +760,64 @@ cdef inline long pow3(int n) noexcept:
     for i in range(n):
         r *= 3
     return r
+
+
+# ---------------------------------------------------------------------------------------------
+# A batch with Python bots at some seats (fastsheng.pyplay): run_batch's loop, driven from
+# Python one hand (or match) at a time, writing the same rows into the caller's arrays.
+
+cdef class BatchCore(GameCore):
+    """The batch's stream, rows and trick buffers are the caller's numpy arrays (kept alive
+    here); each hand's trace restarts at 0 (the Python bots' observations read it)."""
+    cdef object _keep
+    cdef rng_t bstream
+    cdef long hands_start
+
+    def begin_batch(self, rules_fields, bots, int external, state, int mode, int level,
+                    unsigned long long id_base, int first_hand, hands, matches, tricks, codes):
+        cdef unsigned char[::1] hv = hands
+        cdef unsigned char[::1] mv = matches
+        cdef unsigned char[::1] tv = tricks
+        cdef unsigned char[::1] cv = codes
+        cdef int k
+        self._reset(rules_fields, bots, external)
+        self._keep = (hands, matches, tricks, codes)
+        for k in range(4):
+            self.bstream.s[k] = state[k]
+        self.g.master = &self.bstream
+        self.b.mode = mode
+        self.b.level = level
+        self.b.first_hand = first_hand
+        self.b.id_base = id_base
+        self.b.trace_item = -2
+        self.b.hands = <hand_row_t*>&hv[0] if hv.shape[0] else NULL
+        self.b.hands_cap = hv.shape[0] // sizeof(hand_row_t)
+        self.b.matches = <match_row_t*>&mv[0] if mv.shape[0] else NULL
+        self.b.tricks = <trick_row_t*>&tv[0] if tv.shape[0] else NULL
+        self.b.tricks_cap = tv.shape[0] // sizeof(trick_row_t)
+        self.b.codes = <u8*>&cv[0] if cv.shape[0] else NULL
+        self.b.codes_cap = cv.shape[0]
+
+    def begin_hand(self, long i):
+        self.b.trace_len = 0
+        batch_hand_begin(&self.g, i)
+
+    def end_hand(self):
+        self.b.hands[self.b.nhands].hand_id = self.g.hand_id
+        self.b.nhands += 1
+
+    def begin_match(self, long m):
+        match_begin(&self.g, m, &self.b.matches[m])
+
+    def begin_match_hand(self):
+        """False when the hand rows ran out."""
+        self.b.trace_len = 0
+        return match_hand_begin(&self.g) == 0
+
+    def end_match_hand(self):
+        """True when the match is over."""
+        return match_hand_end(&self.g) == 1
+
+    def counts(self):
+        return {"nhands": self.b.nhands, "ntricks": self.b.ntricks, "ncodes": self.b.ncodes,
+                "overflow": self.b.overflow, "errors": self.b.errors}

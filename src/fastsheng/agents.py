@@ -15,7 +15,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from fastsheng.bots import BOT_INDEX, resolve_bot
+from fastsheng.bots import BOT_INDEX, PY_RANDOM, is_python_bot, resolve_bot
 from fastsheng.game import Action
 from fastsheng.observation import Observation
 from fastsheng.rules import Rules
@@ -86,17 +86,12 @@ def _match(choice: Action, legal: list[Action], observation: Observation) -> Act
 
 def bot(name: str) -> Any:
     """A bot by name: a built-in one ("expert", "basic-v1", ...) as a Python bot, or
-    "module.path:Class" (instantiated with no arguments)."""
-    if ":" in name:
-        return load_bot(name)
-    if name in ("py-random",):
+    "module.path:Class" (instantiated with no arguments), or "py-random"."""
+    if name == PY_RANDOM:
         return RandomBot()
+    if is_python_bot(name):
+        return load_bot(name)
     return BuiltinBot(name)
-
-
-def is_python_bot(name: str) -> bool:
-    """A name that runs Python code at a seat: "module:Class" or "py-random"."""
-    return ":" in name or name == "py-random"
 
 
 def load_bot(spec: str) -> Any:

@@ -10,9 +10,10 @@ the runner can check names before the engine is built.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-__all__ = ["BOTS", "ALIASES", "resolve_bot", "resolve_bots"]
+__all__ = ["BOTS", "ALIASES", "is_python_bot", "resolve_bot", "resolve_bots"]
 
 # unversioned name -> the version it plays today
 ALIASES = {"basic": "basic-v1", "expert": "expert-v1"}
@@ -32,13 +33,28 @@ BOT_INDEX = {
 BOTS = ("random", *ALIASES, *(n for n in BOT_INDEX if n not in ("random",) and n[0] != "_"))
 
 
+# a Python bot (fastsheng.agents): "module.path:Attribute", or the built-in Python random bot
+_PY_SPEC = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+PY_RANDOM = "py-random"
+
+
+def is_python_bot(name: str) -> bool:
+    """A name that runs Python code at a seat: "module.path:Class" or "py-random"."""
+    return isinstance(name, str) and (name == PY_RANDOM or bool(_PY_SPEC.fullmatch(name)))
+
+
 def resolve_bot(name: str) -> str:
     """The versioned name a bot name plays as: ``"expert"`` -> ``"expert-v1"``. Raises
-    ``ValueError`` naming the bot and the known ones when it is unknown."""
+    ``ValueError`` naming the bot and the known ones when it is unknown. A Python bot's
+    "module.path:Class" is kept as given (it is imported where it plays)."""
+    if is_python_bot(name):
+        return name
     key = name.strip().lower() if isinstance(name, str) else name
     key = ALIASES.get(key, key)
     if key not in BOT_INDEX:
-        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}")
+        raise ValueError(
+            f"unknown bot {name!r}; bots: {', '.join(BOTS)}, or a Python bot module.path:Class"
+        )
     return key
 
 

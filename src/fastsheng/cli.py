@@ -90,9 +90,11 @@ def parse_count(text: str, what: str = "-n", *, minimum: int = 1, maximum: int =
 
 def parse_bots(text: str) -> tuple[str, str, str, str]:
     """``"expert"`` (all four seats) or ``"expert,basic,expert,basic"`` (seat 0 first)."""
+    from fastsheng.bots import is_python_bot
     from fastsheng.runner import check_bots
 
-    names = [b.strip().lower() for b in text.split(",")]
+    # a Python bot's module:Class keeps its case; built-in names are case-insensitive
+    names = [b.strip() if is_python_bot(b.strip()) else b.strip().lower() for b in text.split(",")]
     if len(names) == 1:
         names *= 4
     if len(names) != 4 or not all(names):
@@ -120,6 +122,7 @@ def default_out(spec) -> Path:
     """``runs/<rules>-<bots>-<n>[-matches]-s<seed>`` under the current folder."""
     rules = re.sub(r"[^A-Za-z0-9_.-]+", "_", spec.rules_name).removesuffix(".toml")
     bots = spec.bots[0] if len(set(spec.bots)) == 1 else "-".join(spec.bots)
+    bots = re.sub(r"[^A-Za-z0-9_.-]+", "_", bots)  # module:Class bots
     mode = "-matches" if spec.mode == "matches" else ""
     return Path("runs") / f"{rules}-{bots}-{short_count(spec.n)}{mode}-s{spec.seed}"
 

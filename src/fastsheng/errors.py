@@ -1,6 +1,6 @@
 """Exceptions of the public API."""
 
-__all__ = ["FastshengError", "IllegalPlay", "RulesError"]
+__all__ = ["BotError", "FastshengError", "IllegalPlay", "RulesError"]
 
 
 class FastshengError(Exception):
@@ -14,3 +14,8 @@ class IllegalPlay(FastshengError, ValueError):
 class RulesError(FastshengError, ValueError):
     """A rules configuration, preset name or rules file that is not valid; the message names
     the field (and, for files, the line)."""
+
+
+class BotError(FastshengError):
+    """A Python bot raised or made an illegal action; the message names the bot, its seat, the
+    hand and the action."""

@@ -100,7 +100,15 @@ class Game:
         )
         self._init(core, batch)
 
-    def _init(self, core, batch: int) -> None:
+    @classmethod
+    def _view(cls, core, rules: Rules, batch: int) -> Game:
+        """A Game over a core that is already running (fastsheng.pyplay)."""
+        g = cls.__new__(cls)
+        g.rules = rules
+        g._init(core, batch, run=False)
+        return g
+
+    def _init(self, core, batch: int, run: bool = True) -> None:
         self._core = core
         self._batch = batch
         self._picked: list[int] = []
@@ -114,7 +122,8 @@ class Game:
         self._bot_cache: tuple[str, Action] | None = None
         self._offered: list[Action] | None = None
         self._players: list[set[str]] = [set(), set(), set(), set()]
-        self._core.run()
+        if run:
+            self._core.run()
 
     @classmethod
     def from_position(

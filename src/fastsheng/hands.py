@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastsheng import _game
-from fastsheng.bots import BOT_INDEX, BOTS, resolve_bots
+from fastsheng.bots import BOT_INDEX, BOTS, is_python_bot, resolve_bots
 from fastsheng.cards import RANKS, SUITS, format_cards
 from fastsheng.rules import Rules, get_rules
 
@@ -288,7 +288,10 @@ def _run(
     bot_stream: str = "hand",
 ):
     fields = rules.core_fields()
-    bot_ids = [BOT_INDEX[n] for n in names]
+    python = any(is_python_bot(n) for n in names)
+    if python and bot_stream != "hand":
+        raise ValueError("Python bots play with per-hand bot streams (bot_stream='hand')")
+    bot_ids = [0 if is_python_bot(n) else BOT_INDEX[n] for n in names]
     state = [int(x) for x in _state(seed, batch)]
     if mode == 0:
         hand_cap = size
@@ -309,6 +312,28 @@ def _run(
         else:
             trace = np.zeros(_game.MAX_TRACE_ * 4 * grow if trace_item >= 0 else 0, dtype=np.int16)
         trace_at = np.zeros(hand_cap if trace_item == -2 else 0, dtype=np.uint32)
+        if python:
+            out, py_traces = _python_batch(
+                rules,
+                names,
+                seed,
+                batch,
+                mode,
+                level,
+                first_hand,
+                size,
+                id_base,
+                hands,
+                matches,
+                trick_rows,
+                codes,
+                state,
+                trace_item,
+            )
+            if not out["overflow"]:
+                break
+            hand_cap *= 2
+            continue
         out = _game._run(
             fields,
             bot_ids,
@@ -336,7 +361,11 @@ def _run(
         grow *= 2
     if out["errors"]:
         raise RuntimeError(f"the bots made {out['errors']} illegal plays (a fastsheng bug)")
-    if trace_item == -2:
+    if python:
+        trace = _pick_trace(
+            py_traces, hands[: out["nhands"]], mode, id_base, trace_item, trace_hand_no
+        )
+    elif trace_item == -2:
         nh = out["nhands"]
         bounds = np.append(trace_at[:nh], out["trace_len"]).astype(np.int64)
         trace = [trace[bounds[k] : bounds[k + 1]] for k in range(nh)]
@@ -350,6 +379,58 @@ def _run(
         codes[: out["ncodes"]],
         trace,
     )
+
+
+def _python_batch(
+    rules,
+    names,
+    seed,
+    batch,
+    mode,
+    level,
+    first_hand,
+    size,
+    id_base,
+    hands,
+    matches,
+    trick_rows,
+    codes,
+    state,
+    trace_item,
+):
+    """A batch with Python bots at some seats (fastsheng.pyplay); with a traced item, the
+    batch is played up to it (a Python bot's state may depend on the hands before)."""
+    from fastsheng.pyplay import run_python_batch
+
+    upto = size if trace_item < 0 else min(size, trace_item + 1)
+    return run_python_batch(
+        rules,
+        names,
+        seed,
+        batch,
+        mode,
+        level,
+        first_hand,
+        upto,
+        id_base,
+        hands,
+        matches,
+        trick_rows,
+        codes,
+        state,
+        trace_item != -1,
+    )
+
+
+def _pick_trace(traces, rows, mode, id_base, trace_item, trace_hand_no):
+    if trace_item == -2:
+        return traces
+    if trace_item < 0:
+        return np.zeros(0, np.int16)
+    if mode == 0:
+        return traces[trace_item]
+    want = (rows["match_id"] == id_base + trace_item) & (rows["hand_no"] == trace_hand_no)
+    return traces[int(np.flatnonzero(want)[0])]
 
 
 def _dict_col(values: np.ndarray, names: Sequence[str]) -> pa.DictionaryArray:

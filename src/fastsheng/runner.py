@@ -26,6 +26,7 @@ import inspect
 import multiprocessing
 import os
 import signal
+import sys
 import time
 import traceback
 import uuid
@@ -122,7 +123,25 @@ def check_bots(bots: Iterable[str]) -> tuple[str, str, str, str]:
     if len(names) != 4:
         raise ValueError(f"need 4 bots (one per seat), got {len(names)}")
     # the versioned names are what the data depends on (run.json records them)
-    return resolve_bots(names)
+    resolved = resolve_bots(names)
+    check_python_bots(resolved)
+    return resolved
+
+
+def check_python_bots(names: Iterable[str]) -> None:
+    """Import every Python bot (module.path:Class) now, so a typo fails before any work; the
+    current folder is importable (the workers inherit sys.path), as for `python -m`."""
+    from fastsheng.bots import PY_RANDOM, is_python_bot
+
+    todo = [n for n in names if is_python_bot(n) and n != PY_RANDOM]
+    if not todo:
+        return
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    from fastsheng.agents import load_bot
+
+    for name in dict.fromkeys(todo):
+        load_bot(name)
 
 
 # --------------------------------------------------------------------------------------------
@@ -672,9 +691,19 @@ def _worker_main(conn, spec: RunSpec, storage: Storage, batch_fn: BatchFn) -> No
         try:
             res = execute_batch(spec, batch, storage, batch_fn)
         except Exception as exc:
-            conn.send(("error", batch, f"{type(exc).__name__}: {exc}", traceback.format_exc()))
+            conn.send(("error", batch, *_failure(exc)))
         else:
             conn.send(("ok", res))
+
+
+def _failure(exc: BaseException) -> tuple[str, str | None]:
+    """A batch's failure as (one line, traceback). A user's bot failing (BotError) is the
+    user's mistake, told in its one line; anything else is a bug and keeps its traceback."""
+    from fastsheng.errors import BotError
+
+    if isinstance(exc, BotError):
+        return str(exc), None
+    return f"{type(exc).__name__}: {exc}", traceback.format_exc()
 
 
 class _Worker:
@@ -937,7 +966,7 @@ def _run_dask(
             batch = futures.pop(fut)
             if fut.status == "error":
                 exc = fut.exception()
-                raise BatchFailed(batch, f"{type(exc).__name__}: {exc}")
+                raise BatchFailed(batch, _failure(exc)[0])
             record(fut.result())
             fut.release()
             if queue:

@@ -136,16 +136,16 @@ def _safe(s: str) -> str:
 
 def _bots_tuple(b: str | None) -> tuple[str, str, str, str]:
     """A line-up (1 name, 2 = team 0, team 1, or 4) as the four versioned names it plays."""
-    from fastsheng.bots import resolve_bots
+    from fastsheng.runner import check_bots
 
     if b is None:
-        return resolve_bots("expert")
+        return check_bots(("expert",) * 4)
     parts = [p.strip() for p in b.split(",") if p.strip()]
     if len(parts) == 2:  # team 0 (seats 0, 2), team 1 (seats 1, 3)
         parts = [parts[0], parts[1], parts[0], parts[1]]
     if len(parts) not in (1, 4):
         raise ValueError(f"bots: give 1, 2 (team 0, team 1) or 4 names, got {b!r}")
-    return resolve_bots(parts[0] if len(parts) == 1 else parts)
+    return check_bots(parts * 4 if len(parts) == 1 else parts)
 
 
 def _lineup_label(b: str | None) -> str:
