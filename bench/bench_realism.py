@@ -1,8 +1,8 @@
 """The realism panel of every available bot (docs/bots.md "Realism"): printed, never gated.
 
 Each line-up is the bot at all four seats, `standard` rules, random levels, N hands (5,000 by
-default, 200,000 with FASTSHENG_BENCH_FULL=1) with the same seed, so the line-ups play the same
-deals. The figures are what they are: the test checks only that every figure is there, finite
+default, 200,000 with FASTSHENG_BENCH_FULL=1; `search` a fiftieth) with the same seed, so the
+line-ups play the same deals. The figures are what they are: the test checks only that every figure is there, finite
 and inside its interval.
 
     pytest bench/bench_realism.py -s            # prints the table
@@ -19,6 +19,11 @@ from fastsheng import realism
 FULL = bool(os.environ.get("FASTSHENG_BENCH_FULL"))
 N = 200_000 if FULL else 5_000
 SEED = 2026
+SLOW = {"search": 50}  # a slow bot plays N / 50 hands (the first ones: the same deals)
+
+
+def hands_for(name: str) -> int:
+    return max(1, N // SLOW.get(name.partition(":")[0], 1))
 
 
 def lineups() -> list[str]:
@@ -39,11 +44,14 @@ def test_realism_panel(benchmark):
     names = lineups()
 
     def panels():
-        return {b: realism.lineup_panel(b, n=N, seed=SEED, level="random") for b in names}
+        return {
+            b: realism.lineup_panel(b, n=hands_for(b), seed=SEED, level="random") for b in names
+        }
 
     result = benchmark.pedantic(panels, rounds=1, iterations=1)
     table = realism.panel_table(result)
-    print(f"\nrealism panel: standard, random levels, {N:,} hands per line-up, seed {SEED}")
+    sizes = ", ".join(f"{b} {hands_for(b):,}" for b in names)
+    print(f"\nrealism panel: standard, random levels, seed {SEED}; hands: {sizes}")
     print(table.to_string(index=False))
     for name, panel in result.items():
         assert list(panel["key"]) == list(realism.METRICS), name
