@@ -2,8 +2,8 @@
 
 Each line-up is the bot at all four seats, `standard` rules, random levels, N hands (5,000 by
 default, 200,000 with FASTSHENG_BENCH_FULL=1; `search` a fiftieth) with the same seed, so the
-line-ups play the same deals. The figures are what they are: the test checks only that every figure is there, finite
-and inside its interval.
+line-ups play the same deals. The figures are what they are: the test checks only that every
+figure is there, finite and inside its interval.
 
     pytest bench/bench_realism.py -s            # prints the table
 """
