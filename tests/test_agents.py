@@ -152,3 +152,19 @@ def test_cli_compare_a_python_bot_against_expert(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert "LowCards" in r.stdout + r.stderr
+
+
+def test_run_json_records_the_bot_stream_and_old_runs_resume_with_theirs(tmp_path):
+    """Random bots draw per hand now; a run.json without `bot_stream` (made before) resumes
+    and replays with the per-batch stream it was made with."""
+    import json
+
+    from fastsheng.runner import RunSpec
+
+    spec = RunSpec(rules=fs.get_rules("standard"), bots=("random",) * 4, seed=1, n=10,
+                   batch_size=10)
+    assert spec.config()["bot_stream"] == "hand"
+    old = {k: v for k, v in spec.config().items() if k != "bot_stream"}
+    assert RunSpec.from_manifest(old).bot_stream == "batch"
+    assert spec.disagreements(old) == ["bot_stream hand (run.json: batch)"]
+    assert json.dumps(spec.config())

@@ -336,6 +336,8 @@ def _spec_kwargs_from_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
             "mode": manifest["mode"],
             "level": manifest["level"],
             "tricks": manifest["tricks"],
+            # runs made before fastsheng 0.2 drew random bots from one stream per batch
+            "bot_stream": manifest.get("bot_stream", "batch"),
         }
     except (KeyError, TypeError) as exc:
         raise UserError(f"run.json lacks the field {exc}; is it a fastsheng run?") from None
@@ -525,11 +527,19 @@ def replay(
             spec.batch_size,
             mode="matches",
             hand_no=hand_no,
+            bot_stream=spec.bot_stream,
         )
     else:
         batch, index = divmod(hand_id, spec.batch_size)
         trace = trace_hand(
-            spec.rules, spec.bots, spec.seed, batch, index, spec.batch_size, level=spec.level
+            spec.rules,
+            spec.bots,
+            spec.seed,
+            batch,
+            index,
+            spec.batch_size,
+            level=spec.level,
+            bot_stream=spec.bot_stream,
         )
     typer.echo(format_trace(trace))
 

@@ -757,6 +757,7 @@ def trace_hand(
     mode: str = "hands",
     hand_no: int = 1,
     first_hand: bool = False,
+    bot_stream: str = "hand",
 ) -> dict[str, Any]:
     """Every event of hand `index` of batch `batch` (in matches mode: hand `hand_no` of match
     `index`), replaying the batch's RNG stream up to it. Returns a dict with the hand's
@@ -779,10 +780,16 @@ def trace_hand(
         int(batch) * batch_size,
         trace_item=index,
         trace_hand_no=hand_no if m else 0,
+        bot_stream=bot_stream,
     )
     if len(trace) == 0:
         raise ValueError(f"match {index} has no hand {hand_no}")
-    row = hands[-1]
+    if m:
+        row = hands[
+            (hands["match_id"] == int(batch) * batch_size + index) & (hands["hand_no"] == hand_no)
+        ][0]
+    else:
+        row = hands[index]
     result = {
         "rules": rules.name,
         "bots": list(names),

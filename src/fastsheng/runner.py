@@ -160,6 +160,9 @@ class RunSpec:
     mode: str = "hands"
     level: str = "2"
     tricks: bool = False
+    # how the bots' random stream is seeded: "hand" (each hand its own; fastsheng 0.2 on) or
+    # "batch" (runs made before, whose run.json has no such field): only random bots draw
+    bot_stream: str = "hand"
 
     def __post_init__(self):
         if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
@@ -177,6 +180,8 @@ class RunSpec:
         if self.level not in LEVELS:
             raise ValueError(f"unknown level {self.level!r}; expected one of 2..A or random")
         check_size(self.n, self.batch_size, self.mode)
+        if self.bot_stream not in ("hand", "batch"):
+            raise ValueError(f"bot_stream must be 'hand' or 'batch', not {self.bot_stream!r}")
         object.__setattr__(self, "bots", check_bots(self.bots))
 
     @property
@@ -216,15 +221,27 @@ class RunSpec:
             "level": self.level,
             "tricks": self.tricks,
             "tables": list(self.tables),
+            "bot_stream": self.bot_stream,
         }
 
     def disagreements(self, manifest: Mapping[str, Any]) -> list[str]:
         """``["seed 3 (run.json: 5)", ...]``: where this spec and a manifest differ."""
         mine = self.config()
         out = []
-        for key in ("rules_name", "bots", "seed", "n", "batch_size", "mode", "level", "tricks"):
-            if manifest.get(key) != mine[key]:
-                out.append(f"{key} {_show(mine[key])} (run.json: {_show(manifest.get(key))})")
+        theirs_all = {"bot_stream": "batch", **manifest}  # runs made before 0.2
+        for key in (
+            "rules_name",
+            "bots",
+            "seed",
+            "n",
+            "batch_size",
+            "mode",
+            "level",
+            "tricks",
+            "bot_stream",
+        ):
+            if theirs_all.get(key) != mine[key]:
+                out.append(f"{key} {_show(mine[key])} (run.json: {_show(theirs_all.get(key))})")
         if manifest.get("rules") != mine["rules"]:
             theirs = manifest.get("rules") or {}
             fields = sorted(
@@ -248,6 +265,7 @@ class RunSpec:
             mode=manifest["mode"],
             level=manifest["level"],
             tricks=manifest["tricks"],
+            bot_stream=manifest.get("bot_stream", "batch"),
         )
 
 
@@ -276,6 +294,8 @@ def call_batch_fn(fn: BatchFn, spec: RunSpec, batch: int) -> dict[str, pa.Table]
     rows from ``batch * size``) plays the full batch, cut here."""
     size = spec.batch_rows(batch)
     kwargs = {"mode": spec.mode, "level": spec.level, "tricks": spec.tricks}
+    if spec.bot_stream != "hand" or _accepts(fn, "bot_stream"):
+        kwargs["bot_stream"] = spec.bot_stream
     args = (spec.rules, spec.bots, spec.seed, batch)
     if size == spec.batch_size:
         return dict(fn(*args, size, **kwargs))
