@@ -1,4 +1,4 @@
-"""The ``fastsheng`` command: ``sim``, ``rules list|show``, ``replay``, ``--version``.
+"""The ``fastsheng`` command: ``sim``, ``rules list|show``, ``replay``, ``play``, ``--version``.
 
 User mistakes (a bad count, an unknown preset or bot, a malformed rules file, an output folder
 that exists, an unreachable scheduler, a corrupt part...) print one line ``error: ...`` on stderr
@@ -449,7 +449,10 @@ def _fmt_value(value: Any) -> str:
 @app.command()
 def replay(
     run: Annotated[
-        Path | None, typer.Argument(metavar="[RUN]", help="A run folder (reads its run.json).")
+        Path | None,
+        typer.Argument(
+            metavar="[RUN]", help="A run folder, or a hand saved by `fastsheng play` (.json)."
+        ),
     ] = None,
     hand: Annotated[
         str | None, typer.Option("--hand", help="Hand id in the run (or hand K of --seed).")
@@ -474,6 +477,13 @@ def replay(
     """Print one hand move by move, in card notation."""
     from fastsheng.runner import DEFAULT_BATCH_SIZE, RunSpec
 
+    if run is not None and run.is_file():  # a hand saved by `fastsheng play`
+        if any(x is not None for x in (hand, seed, rules, bots, level, batch_size)):
+            raise UserError("a saved hand is replayed as it is: give the file alone")
+        from fastsheng.play import replay_saved
+
+        typer.echo(replay_saved(run))
+        return
     if hand is None:
         raise UserError("replay needs --hand ID (the hand_id column of the run)")
     hand_id = parse_count(hand, "--hand", minimum=0, maximum=2**64 - 1)
@@ -542,6 +552,45 @@ def replay(
             bot_stream=spec.bot_stream,
         )
     typer.echo(format_trace(trace))
+
+
+# --------------------------------------------------------------------------------------------
+# play (owned by fastsheng.play; this block only registers it)
+
+
+@app.command("play")
+def play_cmd(
+    rules: Annotated[
+        str, typer.Option("--rules", "-r", help="A preset name or a .toml rules file.")
+    ] = "standard",
+    bots: Annotated[
+        str, typer.Option("--bots", "-b", help="The bots: one name, or four (seat 0 first).")
+    ] = "expert",
+    seat: Annotated[int, typer.Option("--seat", help="Your seat, 0..3.")] = 0,
+    seed: Annotated[
+        str | None, typer.Option("--seed", "-s", help="Seed of the deal (default: drawn).")
+    ] = None,
+    hand: Annotated[str, typer.Option("--hand-id", help="Which hand of the seed.")] = "0",
+    level: Annotated[str, typer.Option("--level", help="Level of the hand, 2..A or random.")] = "2",
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Where to save the hand (.json).")
+    ] = None,
+) -> None:
+    """Play one hand at the terminal against three bots; the hand is saved for `replay`."""
+    from fastsheng.play import play_command
+    from fastsheng.rules import rules_from_spec
+
+    code = play_command(
+        rules_from_spec(rules),
+        bots,
+        seat,
+        None if seed is None else parse_count(seed, "--seed", minimum=0),
+        parse_count(hand, "--hand-id", minimum=0, maximum=MAX_N - 1),
+        level,
+        out,
+    )
+    if code:
+        raise typer.Exit(code)
 
 
 # --------------------------------------------------------------------------------------------

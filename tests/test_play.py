@@ -1,0 +1,378 @@
+"""`fastsheng play`: the hand shown trumps first, illegal plays refused with their rule, calls,
+burial, tricks and the score shown, the hand saved so `fastsheng replay` prints it; end to end
+under a pseudo-terminal (pexpect) with prompt_toolkit's completion."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from fastsheng import cli
+from fastsheng.cards import format_cards, parse_cards
+from fastsheng.game import Game
+from fastsheng.play import (
+    Console,
+    Table,
+    hand_groups,
+    load_saved,
+    play_command,
+    replay_game,
+    replay_saved,
+    save_hand,
+    sort_cards,
+)
+from fastsheng.rules import get_rules, list_presets
+
+FASTSHENG = str(Path(sys.executable).with_name("fastsheng"))
+
+
+# ---------------------------------------------------------------------------------------------
+# The order of a hand
+
+
+def test_trumps_first_in_the_rules_order():
+    cards = parse_cards("3S KS AS 2D 2C 3H AH 2S 2H SJ BJ 5C 10D")
+    # level 2, trump H: jokers, the trump suit's level card, the other level cards, hearts
+    assert format_cards(sort_cards(cards, 0, 1)) == "BJ SJ 2H 2S 2C 2D AH 3H AS KS 3S 5C 10D"
+    # no trump: jokers then the four level cards
+    assert format_cards(sort_cards(cards, 0, 4)) == "BJ SJ 2S 2H 2C 2D AS KS 3S AH 3H 5C 10D"
+    # calls still open: only the jokers and level cards are known trumps
+    groups = hand_groups(cards, 0, None)
+    assert [name for name, _ in groups] == ["trumps", "spades", "hearts", "clubs", "diamonds"]
+    assert format_cards(groups[0][1]) == "BJ SJ 2S 2H 2C 2D"
+
+
+@pytest.mark.parametrize("preset", list_presets())
+def test_groups_are_the_cores_effective_suits(preset):
+    """Each group holds exactly the cards the core treats as that effective suit."""
+    for k in range(6):
+        g = Game(preset, seed=3, hand_id=k, level="random")
+        while g.phase in ("declare", "bury"):
+            g.apply(g.bot_action("expert"))
+        o = g.observation(k % 4)
+        names = ("spades", "hearts", "clubs", "diamonds", "trumps")
+        for name, cards in hand_groups(o.hand, o.level, o.trump):
+            assert {names[o.eff[c]] for c in cards} == {name}, (preset, k)
+        assert sorted(sort_cards(o.hand, o.level, o.trump)) == sorted(o.hand)
+
+
+# ---------------------------------------------------------------------------------------------
+# A table driven by a script (no terminal)
+
+
+class Scripted(Console):
+    """A console whose answers come from `answer(table, prompt)`; records what is shown."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.lines: list[str] = []
+        self.table: Table | None = None
+        self._session = None
+
+    def say(self, text: str = "") -> None:
+        self.lines.extend(str(text).split("\n"))
+
+    def ask(self, prompt: str, words) -> str:
+        self.lines.append(prompt)
+        return self.answer(self.table, prompt, words)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def table(answer, rules="super", seed=5, hand_id=0, seat=0, level="2") -> tuple[Table, Scripted]:
+    con = Scripted(answer)
+    t = Table(Game(rules, seed=seed, hand_id=hand_id, level=level), seat, ["expert-v1"] * 4, con)
+    con.table = t
+    return t, con
+
+
+def illegal_single_follow(g: Game) -> int | None:
+    """A card of the hand that is not a legal one-card follow now (None: every card is)."""
+    legal = set(g.legal_cards())
+    return next((c for c in g.hand(g.to_act) if c not in legal), None)
+
+
+def test_illegal_follow_is_refused_with_its_rule_then_auto_finishes(tmp_path):
+    said: dict[str, object] = {}
+
+    def answer(t: Table, prompt: str, words) -> str:
+        g = t.g
+        if prompt.startswith("call"):
+            return ""
+        if "illegal" not in said and g.decision == "follow" and len(g.legal_cards()) < 25:
+            bad = illegal_single_follow(g)
+            if bad is not None and prompt.startswith("your play (1 card)"):
+                said["illegal"] = format_cards([bad])
+                said["words"] = words("")
+                said["legal"] = [format_cards([c]) for c in g.legal_cards()]
+                return format_cards([bad]).lower()
+        if "illegal" in said and "help" not in said:
+            said["help"] = True
+            return "?"
+        return "auto"
+
+    t, con = table(answer)
+    t.play()
+    text = con.text
+    assert "illegal" in said, "the scripted hand offered no illegal follow"
+    assert re.search(r"illegal: must follow suit: .*docs/rules.md §5", text)
+    # the completion offers exactly the legal cards (and the commands)
+    assert sorted(w for w in said["words"] if w not in ("help", "hand", "auto", "quit")) == sorted(
+        said["legal"]
+    )
+    assert "your legal follows" in text  # `?` after the refusal
+    # every trick shown with its plays, winner and points; the score from the hand's row
+    row = t.g.result()
+    assert len(re.findall(r"^trick \d+: seat \d", text, re.M)) == row["n_tricks"]
+    assert len(re.findall(r"-> seat \d.* wins \d+ points; defenders have \d+", text)) == 17
+    last = re.findall(r"defenders have (\d+)", text)[-1]
+    assert int(last) == row["trick_points"]
+    assert f"score: defenders {row['defenders_total']}" in text
+    assert ("you win" in text) == (row["winner"] == "defenders")  # seat 0 defends this hand
+
+    path = save_hand(t, get_rules("super"), 5, 0, "2", tmp_path / "h.json")
+    data = load_saved(path)
+    assert data["row"] == row
+    # the moves are the hand: played again they give the same events and row
+    again = replay_game(data)
+    assert again.trace() == data["trace"]["events"] == t.g.trace()
+    assert again.result()["defenders_total"] == row["defenders_total"]
+    assert any(m["by"] == "human" and m["decision"] == "declare" for m in data["moves"])
+    shown = replay_saved(path)
+    assert shown.startswith("hand 0  rules super  level 2  bots human,expert-v1")
+    assert shown.count("\ntrick: seat") == row["n_tricks"]
+
+
+def test_the_person_buries_eight_cards():
+    # seat 3 deals hand 0 of seed 5 (not a first hand: the dealer is known before the deal)
+    buried: list[int] = []
+
+    def answer(t: Table, prompt: str, words) -> str:
+        g = t.g
+        if prompt.startswith("call"):
+            return ""
+        if prompt.startswith("bury"):
+            pool = sorted(g.observation(3).hand + g.observation(3).kitty)
+            if not buried:
+                buried.extend(pool[:7])
+                return format_cards(pool[:7])  # one short
+            buried[:] = pool[:8]
+            return format_cards(pool[:8])
+        return "auto"
+
+    t, con = table(answer, seat=3)
+    t.play()
+    assert "you take the kitty:" in con.text
+    assert "illegal: the kitty is 8 cards; 7 given" in con.text
+    bury = [e for e in t.g.trace() if e["type"] == "bury"]
+    assert bury[0]["seat"] == 3 and sorted(bury[0]["cards"]) == buried
+    o = t.g.observation(3)
+    assert "you buried " + format_cards(sort_cards(buried, o.level, o.trump)) in con.text
+    assert t.moves[[m["decision"] for m in t.moves].index("bury")]["by"] == "human"
+
+
+def test_calls_are_offered_and_made():
+    def answer(t: Table, prompt: str, words) -> str:
+        if prompt.startswith("call"):
+            return "1"  # the first call offered
+        return "auto"
+
+    t, con = table(answer)
+    t.play()
+    shows = [e for e in t.g.trace() if e["type"] == "show"]
+    assert shows[0]["seat"] == 0
+    assert re.search(r"you may call: \[1\] 2C", con.text)
+    assert "seat 0 (you) declares 2C" in con.text
+
+
+def test_no_declines_calls_until_a_new_one_is_possible():
+    asked: list[str] = []
+
+    def answer(t: Table, prompt: str, words) -> str:
+        if prompt.startswith("call"):
+            asked.append(prompt)
+            return "no"
+        return "auto"
+
+    t, _ = table(answer)
+    t.play()
+    offers = sum(1 for m in t.moves if m["seat"] == 0 and m["decision"] == "declare")
+    assert 1 <= len(asked) < offers  # the later offers of the same call were passed for you
+
+
+def test_unknown_card_and_empty_line_ask_again():
+    answers = iter(["XZ", "", "auto"])
+
+    def answer(t: Table, prompt: str, words) -> str:
+        return "" if prompt.startswith("call") else next(answers)
+
+    t, con = table(answer)
+    t.play()
+    assert "unknown card 'XZ': write cards like AS 10H" in con.text
+    assert "type the cards to play" in con.text
+    assert t.g.phase == "done"
+
+
+# ---------------------------------------------------------------------------------------------
+# The command without a terminal
+
+
+def test_play_command_from_piped_lines_saves_a_replayable_hand(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    code = play_command(get_rules("super"), "expert", 0, 5, stdin=io.StringIO("auto\n"), stdout=out)
+    assert code == 0
+    saved = sorted((tmp_path / "plays").glob("*.json"))
+    assert [p.name for p in saved] == ["super-s5-h0-seat0.json"]
+    assert "saved plays/super-s5-h0-seat0.json" in out.getvalue()
+    # a second hand of the same deal does not overwrite the first
+    play_command(get_rules("super"), "expert", 0, 5, stdin=io.StringIO("auto\n"), stdout=out)
+    assert (tmp_path / "plays" / "super-s5-h0-seat0-2.json").exists()
+
+    capsys.readouterr()
+    assert cli.main(["replay", str(saved[0])]) == 0
+    shown = capsys.readouterr().out
+    assert "seat 0 played by a person" in shown and "\ntrick: seat 3 leads" in shown
+    assert cli.main(["replay", str(saved[0]), "--hand", "1"]) == 2
+    (tmp_path / "x.json").write_text("{}")
+    assert cli.main(["replay", str(tmp_path / "x.json")]) == 2
+    assert "not a hand saved by fastsheng play" in capsys.readouterr().err
+
+
+def test_end_of_input_quits_cleanly_without_saving(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    assert play_command(get_rules("super"), "expert", 0, 5, stdin=io.StringIO(""), stdout=out) == 0
+    assert out.getvalue().rstrip().endswith("bye: the hand was not finished (nothing saved)")
+    assert not (tmp_path / "plays").exists()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--seat", "4"], "--seat must be 0..3"),
+        (["--bots", "expert,basic"], "one bot name or four"),
+        (["--bots", "nobody"], "unknown bot 'nobody'"),
+        (["--level", "Z"], "unknown level 'Z'"),
+        (["--seed", "-1"], "--seed must be at least 0"),
+    ],
+)
+def test_user_mistakes_are_one_line(args, message, capsys):
+    assert cli.main(["play", *args]) == 2
+    out = capsys.readouterr()
+    assert out.err.strip().splitlines() == [out.err.strip()]
+    assert message in out.err and out.err.startswith("error: ")
+    assert out.out == ""  # nothing drawn or dealt before the mistake is found
+
+
+# ---------------------------------------------------------------------------------------------
+# End to end under a pseudo-terminal
+
+# prompt_toolkit redraws a prompt as it is typed: sync on the lines printed once before each
+CALL = r"you may call: .*\(Enter passes"
+TURN = r"your hand \(\d+ cards\):"
+PLAY = r"your play \((\d+) cards?\)>"
+
+
+def spawn(tmp_path, *args):
+    env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
+    return pexpect.spawn(
+        FASTSHENG,
+        ["play", *args],
+        cwd=str(tmp_path),
+        env=env,
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(40, 120),
+    )
+
+
+def first_follow(seed: int) -> Game:
+    """The game where the person at seat 0 first follows, passing every call before."""
+    g = Game("super", seed=seed, hand_id=0, level="2")
+    while not (g.to_act == 0 and g.decision in ("lead", "follow")):
+        g.apply([] if g.to_act == 0 else g.bot_action("expert"))
+    return g
+
+
+def unique_prefix(g: Game) -> tuple[str, str]:
+    """(prefix, card): a legal card that Tab completes from a prefix one character short."""
+    words = [format_cards([c]) for c in g.legal_cards()] + ["help", "hand", "auto", "quit"]
+    for w in words[:-4]:
+        p = w[:-1]
+        if sum(x.upper().startswith(p.upper()) for x in words) == 1:
+            return p.lower(), w
+    raise AssertionError("no card with a unique prefix")
+
+
+def test_play_end_to_end_in_a_terminal(tmp_path):
+    g = first_follow(5)
+    assert g.decision == "follow" and len(g.legal_cards()) < len(g.hand(0))
+    bad = format_cards([illegal_single_follow(g)])
+    prefix, card = unique_prefix(g)
+
+    child = spawn(tmp_path, "--rules", "super", "--bots", "expert", "--seat", "0", "--seed", "5")
+    seen = []
+    while child.expect([CALL, TURN]) == 0:
+        child.expect("call>")
+        seen.append(child.before)
+        child.sendline("")  # Enter passes a call
+    assert seen  # calls were offered during the deal
+    child.expect(PLAY)
+    assert child.match.group(1) == "1" and "trumps" in child.before
+    child.sendline(bad)
+    child.expect(r"illegal: must follow suit: seat 0 holds \d+ \w+ and must play 1 .*§5")
+    child.expect(PLAY)
+    child.sendline("?")
+    child.expect("your legal follows")
+    child.expect(PLAY)
+    child.send(prefix + "\t")  # Tab completes the card
+    child.expect(re.escape(card))
+    child.send("\r")
+    child.expect(r"seat 0 \(you\) +" + re.escape(card))  # the trick shows the completed card
+    child.expect(TURN)
+    child.expect(r"your (lead|play).*>")
+    child.sendline("auto")
+    child.expect(r"score: defenders (\d+)")
+    total = int(child.match.group(1))
+    child.expect(r"saved (\S+\.json)")
+    path = tmp_path / child.match.group(1)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "Traceback" not in child.before
+
+    data = json.loads(path.read_text())
+    assert data["row"]["defenders_total"] == total
+    human = [m for m in data["moves"] if m["by"] == "human" and m["decision"] == "follow"]
+    assert human and human[0]["cards"] == card
+    proc = subprocess.run(
+        [FASTSHENG, "replay", str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"total {total};" in proc.stdout
+    assert re.search(rf"\n    seat 0: {re.escape(card)}\n", proc.stdout)
+
+
+@pytest.mark.parametrize("key, code, line", [("c", 130, "interrupted"), ("d", 0, "bye")])
+def test_ctrl_c_and_ctrl_d_exit_cleanly(tmp_path, key, code, line):
+    child = spawn(tmp_path, "--rules", "super", "--seed", "5")
+    child.expect(CALL)
+    child.expect("call>")
+    child.sendcontrol(key)
+    child.expect(pexpect.EOF)
+    rest = child.before
+    child.close()
+    assert child.exitstatus == code
+    assert line in rest and "Traceback" not in rest
+    assert not (tmp_path / "plays").exists()
