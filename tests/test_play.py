@@ -16,7 +16,7 @@ import pexpect
 import pytest
 
 from fastsheng import cli
-from fastsheng.cards import format_cards, parse_cards
+from fastsheng.cards import RANKS, format_cards, parse_cards
 from fastsheng.game import Game
 from fastsheng.play import (
     Console,
@@ -221,6 +221,27 @@ def test_unknown_card_and_empty_line_ask_again():
     assert "unknown card 'XZ': write cards like AS 10H" in con.text
     assert "type the cards to play" in con.text
     assert t.g.phase == "done"
+
+
+def test_score_line_names_the_level_change():
+    seen = set()
+    for k in range(40):
+        t, con = table(lambda t, prompt, words: "auto", hand_id=k, level="4")
+        t.play()
+        row = t.g.result()
+        line = next(x for x in con.lines if x.startswith("score: "))
+        n = row["levels_climbed"]
+        if row["winner"] == "dealer":
+            plural = "s" if n != 1 else ""
+            want = f"keeps the deal and climbs {n} level{plural}: 4 -> {RANKS[2 + n]}"
+        else:
+            want = f"take the deal and climb {n} level" if n else "take the deal (no level gained)"
+        assert want in line, (k, row, line)
+        team = row["dealer"] % 2 if row["winner"] == "dealer" else 1 - row["dealer"] % 2
+        assert f"(seats {team} and {team + 2})" in line
+        assert con.lines[-1] == ("you win" if team == 0 else "you lose")
+        seen.add((row["winner"], n > 0))
+    assert len(seen) >= 3, seen  # dealer climbs, defenders take over with and without levels
 
 
 # ---------------------------------------------------------------------------------------------

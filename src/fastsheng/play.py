@@ -409,7 +409,9 @@ class Table:
             change = f"the dealer side ({team}) keeps the deal and {change}"
         else:
             change = f"the defenders ({team}) take the deal" + (
-                f" and climb {climbed} level{'s' if climbed != 1 else ''}" if climbed else ""
+                f" and climb {climbed} level{'s' if climbed != 1 else ''}"
+                if climbed
+                else " (no level gained)"
             )
         stake = f", stake x{row['stake']}" if row["stake"] > 1 else ""
         self.say(f"score: defenders {ev['defenders_total']}{stake}; {change}")
