@@ -5,6 +5,7 @@ under a pseudo-terminal (pexpect) with prompt_toolkit's completion."""
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import re
@@ -221,6 +222,41 @@ def test_unknown_card_and_empty_line_ask_again():
     assert "unknown card 'XZ': write cards like AS 10H" in con.text
     assert "type the cards to play" in con.text
     assert t.g.phase == "done"
+
+
+def failing_throw(seed: int = 11) -> tuple[Game, list[int]]:
+    """A game at its first lead, and two single side-suit cards of the leader whose throw
+    fails (another seat can beat one of them)."""
+    for k in range(50):
+        g = Game("standard", seed=seed, hand_id=k, level="2")
+        while g.decision != "lead":
+            g.apply(g.bot_action("expert"))
+        hand = g.hand(g.to_act)
+        eff = g.observation(g.to_act).eff
+        singles = sorted(c for c in set(hand) if hand.count(c) == 1 and eff[c] != 4)
+        for a, b in itertools.combinations(singles, 2):
+            if eff[a] != eff[b]:
+                continue
+            trial = g.clone()
+            trial.apply([a, b])
+            if len(trial.observation(0).current_trick[0][1]) == 1:  # one card actually led
+                return g, [a, b]
+    raise AssertionError("no failing throw found")
+
+
+def test_a_failed_throw_is_shown():
+    g, throw = failing_throw()
+    leader = g.to_act
+    con = Scripted(lambda t, prompt, words: format_cards(throw) if "lead" in prompt else "auto")
+    t = Table(g, leader, ["expert-v1"] * 4, con)
+    con.table = t
+    t.play()
+    first = next(e for e in g.trace() if e["type"] == "trick")
+    assert first["failed"] and sorted(first["attempted"]) == sorted(throw)
+    o = g.observation(leader)
+    tried = format_cards(sort_cards(throw, o.level, o.trump))
+    assert f"trick 1: seat {leader} (you) leads " in con.text
+    assert f"(tried to throw {tried}: the throw failed)" in con.text
 
 
 def test_score_line_names_the_level_change():

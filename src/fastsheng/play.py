@@ -156,22 +156,25 @@ class Table:
     def _obs(self):
         return self.g.observation(self.seat)
 
-    def _sorted(self, cards: Sequence[int]) -> list[int]:
+    def _order(self) -> tuple[int, int | None]:
+        """(level, trump) to sort by: while calls are open, the standing call's trump."""
         o = self._obs()
         trump = o.trump if o.trump is not None else (o.standing_call or (None, None))[1]
-        return sort_cards(cards, o.level, trump)
+        return o.level, trump
+
+    def _sorted(self, cards: Sequence[int]) -> list[int]:
+        return sort_cards(cards, *self._order())
 
     def _fmt(self, cards: Sequence[int]) -> str:
         return format_cards(self._sorted(cards)) or "-"
 
     def show_hand(self, compact: bool = False) -> None:
-        o = self._obs()
-        trump = o.trump if o.trump is not None else (o.standing_call or (None, None))[1]
-        groups = hand_groups(o.hand, o.level, trump)
+        hand = self._obs().hand
+        groups = hand_groups(hand, *self._order())
         if compact:
             self.say("  your cards: " + "  |  ".join(format_cards(c) for _, c in groups))
             return
-        self.say(f"your hand ({len(o.hand)} cards):")
+        self.say(f"your hand ({len(hand)} cards):")
         for label, cards in groups:
             self.say(f"  {label:<9} {format_cards(cards)}")
 
@@ -198,20 +201,18 @@ class Table:
     def bot_turn(self) -> None:
         seat = self.g.to_act
         name = self.bots[seat]
-        act = self.g.bot_action(name)
-        self._record(seat, act.cards, name if seat != self.seat else f"{name} (auto)")
-        self.g.apply(act)
-
-    def _record(self, seat: int, cards: Sequence[int], by: str) -> None:
-        self.moves.append(
-            {"seat": seat, "decision": self.g.decision, "cards": format_cards(cards), "by": by}
-        )
+        self._apply(self.g.bot_action(name), name if seat != self.seat else f"{name} (auto)")
 
     def apply(self, cards: list[int]) -> None:
+        """The person's play (IllegalPlay leaves the game as it was)."""
+        self._apply(cards, HUMAN)
+
+    def _apply(self, action: Action | list[int], by: str) -> None:
         seat, decision = self.g.to_act, self.g.decision
-        self.g.apply(cards)  # IllegalPlay leaves the game as it was
+        cards = action.cards if isinstance(action, Action) else action
+        self.g.apply(action)
         self.moves.append(
-            {"seat": seat, "decision": decision, "cards": format_cards(cards), "by": HUMAN}
+            {"seat": seat, "decision": decision, "cards": format_cards(cards), "by": by}
         )
 
     # --- the person's decisions ---
