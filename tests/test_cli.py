@@ -754,3 +754,113 @@ def test_summary_of_a_real_run_has_every_line(tmp_path, capsys, real_engine):
     )
     assert code == 0, stderr
     assert "wrote 3 matches" in stdout and "matches won  " in stdout and "per match" in stdout
+
+
+# --------------------------------------------------------------------------------------------
+# report, compare, replay read only verified, recorded parts
+
+
+def _sim(capsys, out, *extra, n="60", batch_size="20", seed="4"):
+    args = ["sim", "-n", n, "--batch-size", batch_size, "--seed", seed, "--workers", "0"]
+    code, _, stderr = run_cli(capsys, *args, "--out", str(out), "-q", "--bots", "random", *extra)
+    assert code == 0, stderr
+
+
+@pytest.fixture
+def two_runs(tmp_path, capsys, real_engine):
+    a, b = tmp_path / "a", tmp_path / "b"
+    _sim(capsys, a)
+    _sim(capsys, b, "--rules", "super")
+    return a, b
+
+
+def _flip_a_byte(part: Path) -> None:
+    data = bytearray(part.read_bytes())
+    data[len(data) // 2] ^= 0x40
+    part.write_bytes(bytes(data))
+
+
+def test_a_corrupt_part_stops_report_compare_and_replay_naming_it(two_runs, capsys, tmp_path):
+    a, b = two_runs
+    _flip_a_byte(a / "hands" / "part-00001.parquet")
+    part = str(a / "hands" / "part-00001.parquet")
+    for args in (
+        ["report", str(a), "--out", str(tmp_path / "rep")],
+        ["compare", str(a), str(b), "--out", str(tmp_path / "cmp")],
+        ["replay", str(a), "--hand", "25"],
+    ):
+        code, _, stderr = run_cli(capsys, *args)
+        assert_one_line_error(code, stderr, f"{part}: SHA-256 differs from run.json")
+    assert not (tmp_path / "rep").exists() and not (tmp_path / "cmp").exists()
+    code, _, stderr = run_cli(capsys, "replay", str(a), "--hand", "45")  # another batch: fine
+    assert code == 0, stderr
+
+
+def _interrupt(run: Path, keep: set[int]) -> None:
+    """run.json as an interrupted run leaves it: only the batches in ``keep`` recorded."""
+    manifest = json.loads((run / "run.json").read_text())
+    manifest["batches"] = {k: v for k, v in manifest["batches"].items() if int(k) in keep}
+    manifest["complete"] = False
+    (run / "run.json").write_text(json.dumps(manifest))
+
+
+def test_an_interrupted_run_is_reported_as_incomplete_and_only_its_recorded_parts_read(
+    two_runs, capsys, tmp_path
+):
+    from fastsheng import report
+
+    a, b = two_runs
+    _interrupt(a, {0, 2})  # part-00001 stays on disk, as after a kill before run.json's save
+    loaded = report.load_run(a)
+    assert len(loaded.hands) == 40 and set(loaded.hands["batch"]) == {0, 2}
+    assert loaded.notice == "incomplete: 2 of 3 batches"
+    code, stdout, stderr = run_cli(capsys, "report", str(a), "--out", str(tmp_path / "rep"))
+    assert code == 0 and "incomplete: 2 of 3 batches" in stdout, stderr
+    assert "incomplete: 2 of 3 batches" in (tmp_path / "rep" / "index.html").read_text()
+    code, stdout, stderr = run_cli(capsys, "compare", str(a), str(b), "--out", str(tmp_path / "c"))
+    assert code == 0 and "incomplete: 2 of 3 batches" in stdout, stderr
+    assert "incomplete: 2 of 3 batches" in (tmp_path / "c" / "index.html").read_text()
+    code, _, stderr = run_cli(capsys, "replay", str(a), "--hand", "25")
+    assert code == 0 and "incomplete: 2 of 3 batches" in stderr and "not finished" in stderr
+    code, _, stderr = run_cli(capsys, "replay", str(a), "--hand", "5")
+    assert code == 0 and "incomplete: 2 of 3 batches" in stderr
+
+
+def test_compare_refuses_runs_that_do_not_pair(tmp_path, capsys, real_engine):
+    hands, matches, other = tmp_path / "h", tmp_path / "m", tmp_path / "o"
+    _sim(capsys, hands)
+    _sim(capsys, matches, "--mode", "matches", n="4", batch_size="2")
+    _sim(capsys, other, batch_size="30")
+    code, _, stderr = run_cli(capsys, "compare", str(hands), str(matches))
+    assert_one_line_error(code, stderr, "is a hands run and", "a matches run")
+    code, _, stderr = run_cli(capsys, "compare", str(hands), str(other))
+    assert_one_line_error(code, stderr, "batches of 20", "of 30", "one --batch-size")
+
+
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        ({"batches": []}, "batches is []"),
+        ({"rules": "standard"}, 'rules is "standard"'),
+        ({"seed": -1}, "seed is -1"),
+        ({"level": "Z"}, 'level is "Z", not a level 2..A or random'),
+    ],
+)
+def test_a_hand_edited_run_json_is_one_line_for_resume_report_and_replay(
+    tmp_path, capsys, fake_engine, edit, words
+):
+    out = tmp_path / "r"
+    assert (
+        run_cli(capsys, "sim", "-n", "50", "--seed", "1", "--workers", "0", "--out", str(out))[0]
+        == 0
+    )
+    manifest = json.loads((out / "run.json").read_text())
+    manifest.update(edit)
+    (out / "run.json").write_text(json.dumps(manifest))
+    for args in (
+        ["sim", "--out", str(out), "--resume"],
+        ["report", str(out)],
+        ["replay", str(out), "--hand", "1"],
+    ):
+        code, _, stderr = run_cli(capsys, *args)
+        assert_one_line_error(code, stderr, words)

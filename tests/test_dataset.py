@@ -168,3 +168,84 @@ def test_docs_schema_section_is_current():
     text = doc.read_text(encoding="utf-8")
     section = text.split("<!-- schema:begin -->\n", 1)[1].split("\n<!-- schema:end -->", 1)[0]
     assert section.strip() == dataset.schema_markdown(dataset.engine_schemas()).strip()
+
+
+# --------------------------------------------------------------------------------------------
+# Reading a run back: only recorded parts, each verified; hand-edited manifests
+
+
+def small_run(tmp_path, batches=3, recorded=None, n_batches=None):
+    """A run folder of ``batches`` parts of which run.json records ``recorded`` (default all)."""
+    storage = Storage(tmp_path)
+    entries = {}
+    for b in range(batches):
+        parts = dataset.write_batch(storage, b, {"hands": small_table(5 + b)})
+        if recorded is None or b in recorded:
+            entries[str(b)] = {"parts": {k: v.to_dict() for k, v in parts.items()}, "stats": {}}
+    manifest = {
+        "format": dataset.FORMAT,
+        "format_version": dataset.FORMAT_VERSION,
+        "n_batches": n_batches or batches,
+        "tables": ["hands"],
+        "complete": recorded is None,
+        "batches": entries,
+    }
+    dataset.write_manifest(storage, manifest)
+    return manifest
+
+
+def test_read_run_reads_exactly_the_recorded_parts(tmp_path):
+    small_run(tmp_path, batches=3, recorded={0, 2})  # part 1 on disk, not in run.json
+    data = dataset.read_run(tmp_path)
+    assert data.tables["hands"].num_rows == 5 + 7
+    assert data.notice == "incomplete: 2 of 3 batches"
+    small_run(tmp_path / "full", batches=3)
+    full = dataset.read_run(tmp_path / "full")
+    assert full.tables["hands"].num_rows == 5 + 6 + 7 and full.notice is None
+
+
+def test_read_run_refuses_a_part_that_disagrees_with_run_json(tmp_path):
+    small_run(tmp_path)
+    part = tmp_path / "hands" / "part-00001.parquet"
+    data = bytearray(part.read_bytes())
+    data[len(data) // 2] ^= 1  # same size: only the hash can tell
+    part.write_bytes(bytes(data))
+    with pytest.raises(DatasetError) as info:
+        dataset.read_run(tmp_path)
+    text = str(info.value)
+    assert "part-00001.parquet: SHA-256 differs from run.json" in text and "\n" not in text
+    assert f"fastsheng sim --out {tmp_path} --resume" in text
+    part.write_bytes(bytes(data[:-3]))
+    with pytest.raises(DatasetError, match=r"part-00001.parquet has \d+ bytes, run.json says"):
+        dataset.read_run(tmp_path)
+    part.unlink()
+    with pytest.raises(DatasetError, match="part-00001.parquet is missing"):
+        dataset.read_run(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda m: m.update(batches=[]), "batches is []"),
+        (lambda m: m.pop("batches"), "no batches field"),
+        (lambda m: m.update(n="100"), 'n is "100", not a whole number'),
+        (lambda m: m.update(rules="standard"), 'rules is "standard", not a table'),
+        (lambda m: m.update(bots="expert"), "bots is"),
+        (lambda m: m.update(mode="games"), "mode is"),
+        (lambda m: m["batches"].update({"x": {}}), "entry 'x'"),
+        (lambda m: m["batches"].update({"7": m["batches"]["0"]}), "entry '7'"),
+        (lambda m: m["batches"]["0"].update(parts=None), "batch 0 has no parts"),
+        (lambda m: m["batches"]["0"]["parts"]["hands"].pop("sha256"), "batch 0's hands part"),
+        (lambda m: m["batches"]["0"]["parts"]["hands"].update(bytes="9"), "batch 0's hands"),
+        (lambda m: m["batches"]["0"].update(stats=[]), "batch 0's stats"),
+    ],
+)
+def test_a_hand_edited_manifest_is_one_clear_line(tmp_path, edit, words):
+    manifest = small_run(tmp_path)
+    manifest.update(n=30, rules={}, bots=["random"] * 4, mode="hands")
+    edit(manifest)
+    (tmp_path / "run.json").write_text(json.dumps(manifest))
+    with pytest.raises(DatasetError) as info:
+        dataset.read_manifest(Storage(tmp_path))
+    text = str(info.value)
+    assert words in text and "edited by hand" in text and "\n" not in text, text

@@ -495,7 +495,8 @@ def replay(
         storage = Storage(run)
         if not storage.exists():
             raise UserError(f"{run}: no such run folder")
-        spec = RunSpec(**_spec_kwargs_from_manifest(read_manifest(storage)))
+        manifest = read_manifest(storage)
+        spec = RunSpec(**_spec_kwargs_from_manifest(manifest))
         if spec.mode == "hands" and hand_id >= spec.n:
             raise UserError(f"--hand {hand_id} is past the end of the run ({spec.n} hands)")
         if spec.mode == "matches" and hand_id >> 16 >= spec.n:
@@ -525,6 +526,8 @@ def replay(
         )
     from fastsheng.hands import format_trace, trace_hand
 
+    if run is not None:
+        _check_replayed_batch(run, manifest, spec, hand_id)
     if spec.mode == "matches":  # hand_id = match_id * 65536 + hand_no
         match_id, hand_no = divmod(hand_id, 65536)
         batch, index = divmod(match_id, spec.batch_size)
@@ -552,6 +555,29 @@ def replay(
             bot_stream=spec.bot_stream,
         )
     typer.echo(format_trace(trace))
+
+
+def _check_replayed_batch(run: Path, manifest: dict[str, Any], spec: Any, hand_id: int) -> None:
+    """The hand is replayed from the seed; its row in the run must be what run.json recorded
+    (a corrupt part is an error naming it), and an unfinished run says so."""
+    from fastsheng.dataset import Storage, part_name, progress_notice, read_verified
+
+    match_or_hand = hand_id >> 16 if spec.mode == "matches" else hand_id
+    batch = match_or_hand // spec.batch_size
+    entry = manifest["batches"].get(str(batch))
+    notice = progress_notice(manifest)
+    if entry is None:
+        typer.echo(
+            f"warning: {run}: {notice}; batch {batch} (this hand's) is not finished, so this "
+            "replay has no row of the run to match",
+            err=True,
+        )
+        return
+    storage = Storage(run)
+    for table, info in entry["parts"].items():
+        read_verified(storage, f"{table}/{part_name(batch)}", info, storage.display())
+    if notice:
+        typer.echo(f"warning: {run}: {notice}", err=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -607,7 +633,39 @@ def report_cmd(
     """Tables, plots and intervals of one run: RUN/report/index.html + CSVs."""
     from fastsheng.report import report_command
 
+    notice = _run_notice(run)
     report_command(run, out)
+    if notice:  # until the page carries it too
+        typer.echo(f"warning: {run}: {notice}; the report covers those only", err=True)
+
+
+def _run_notice(run: Path) -> str | None:
+    """ "incomplete: k of n batches" for an unfinished run (reads only its run.json)."""
+    from fastsheng.dataset import Storage, progress_notice, read_manifest
+
+    storage = Storage(run)
+    if not storage.exists():
+        raise UserError(f"{run}: no such run folder")
+    return progress_notice(read_manifest(storage))
+
+
+def check_comparable(run_a: Path, run_b: Path) -> None:
+    """UserError unless two runs pair hand by hand: the same mode, and the same batch size (a
+    hand's deal comes from its batch's seed, so other batch sizes deal other hands)."""
+    from fastsheng.dataset import Storage, read_manifest
+
+    ma, mb = (read_manifest(Storage(r)) for r in (run_a, run_b))
+    if ma.get("mode") != mb.get("mode"):
+        raise UserError(
+            f"{run_a} is a {ma.get('mode')} run and {run_b} a {mb.get('mode')} run; compare "
+            "pairs runs of one mode"
+        )
+    if ma.get("batch_size") != mb.get("batch_size"):
+        raise UserError(
+            f"{run_a} has batches of {ma.get('batch_size')} and {run_b} of {mb.get('batch_size')}"
+            "; their hands are not dealt alike, so they do not pair: make both with one "
+            "--batch-size"
+        )
 
 
 @app.command("compare")
@@ -635,22 +693,33 @@ def compare_cmd(
 ) -> None:
     """Paired comparison of two variants over the same deals (common random numbers)."""
     from fastsheng.report import compare_command
+    from fastsheng.runner import RunInterrupted
 
     if workers is not None and not 0 <= workers <= MAX_WORKERS:
         raise UserError(f"--workers must be 0 to {MAX_WORKERS}, not {workers}")
-    compare_command(
-        runs or (),
-        rules=rules or (),
-        bots=bots or (),
-        n=parse_count(n, maximum=MAX_N),
-        seed=parse_count(seed, "--seed", minimum=0),
-        batch_size=(
-            parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH) if batch_size else None
-        ),
-        level=level,
-        workers=workers,
-        out=out,
-    )
+    if runs and len(runs) == 2 and not rules and not bots:
+        check_comparable(*runs)
+    try:
+        compare_command(
+            runs or (),
+            rules=rules or (),
+            bots=bots or (),
+            n=parse_count(n, maximum=MAX_N),
+            seed=parse_count(seed, "--seed", minimum=0),
+            batch_size=(
+                parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH) if batch_size else None
+            ),
+            level=level,
+            workers=workers,
+            out=out,
+        )
+    except RunInterrupted as exc:
+        typer.echo(
+            f"interrupted: {exc.done} of {exc.total} batches kept in {exc.out}; the same compare "
+            "command finishes its runs",
+            err=True,
+        )
+        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 # --------------------------------------------------------------------------------------------

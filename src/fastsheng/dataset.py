@@ -24,13 +24,14 @@ import os
 import posixpath
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from fastsheng.cards import RANKS
 from fastsheng.errors import FastshengError
 
 __all__ = [
@@ -50,6 +51,12 @@ __all__ = [
     "write_manifest",
     "check_parts",
     "clean_temporaries",
+    "manifest_problem",
+    "progress_notice",
+    "read_run",
+    "read_verified",
+    "verified_parts",
+    "RunData",
     "schema_rows",
     "schema_markdown",
     "engine_schemas",
@@ -244,12 +251,15 @@ def write_batch(
 
 
 def read_manifest(storage: Storage) -> dict[str, Any]:
-    """The run's manifest; DatasetError if it is missing, unreadable or not a fastsheng run."""
+    """The run's manifest; DatasetError (one line) if it is missing, unreadable, not a fastsheng
+    run, or a field has the wrong shape (a hand edit)."""
     where = storage.display(MANIFEST)
     try:
         raw = storage.read_bytes(MANIFEST)
     except FileNotFoundError:
         raise DatasetError(f"{where}: no manifest; this folder is not a fastsheng run") from None
+    except IsADirectoryError:
+        raise DatasetError(f"{where} is a folder, not a manifest") from None
     try:
         manifest = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -261,7 +271,71 @@ def read_manifest(storage: Storage) -> dict[str, Any]:
             f"{where}: manifest format version {manifest.get('format_version')!r}; this fastsheng "
             f"reads version {FORMAT_VERSION}"
         )
+    problem = manifest_problem(manifest)
+    if problem:
+        raise DatasetError(f"{where}: {problem} (was it edited by hand?)")
     return manifest
+
+
+def _is_int(value: Any, minimum: int = 0) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+
+
+#: The shape of each configuration field of run.json: (check, what it must be).
+_FIELDS: dict[str, tuple[Any, str]] = {
+    "rules_name": (lambda v: isinstance(v, str), "a name"),
+    "rules": (lambda v: isinstance(v, dict), "a table of switches"),
+    "bots": (
+        lambda v: isinstance(v, list) and len(v) == 4 and all(isinstance(b, str) for b in v),
+        "a list of 4 bot names",
+    ),
+    "seed": (lambda v: _is_int(v, 0), "a whole number >= 0"),
+    "n": (lambda v: _is_int(v, 1), "a whole number >= 1"),
+    "batch_size": (lambda v: _is_int(v, 1), "a whole number >= 1"),
+    "n_batches": (lambda v: _is_int(v, 1), "a whole number >= 1"),
+    "mode": (lambda v: v in ("hands", "matches"), "hands or matches"),
+    "level": (lambda v: v in (*RANKS, "random"), "a level 2..A or random"),
+    "tricks": (lambda v: isinstance(v, bool), "true or false"),
+    "complete": (lambda v: isinstance(v, bool), "true or false"),
+    "tables": (
+        lambda v: isinstance(v, list) and "hands" in v and set(v) <= set(TABLES),
+        f"a list of tables among {', '.join(TABLES)}",
+    ),
+    "batches": (lambda v: isinstance(v, dict), "a table of finished batches"),
+}
+
+
+def manifest_problem(manifest: Mapping[str, Any]) -> str | None:
+    """What is wrong with the shape of a manifest's fields (those present), or None."""
+    for key, (ok, what) in _FIELDS.items():
+        if key in manifest and not ok(manifest[key]):
+            return f"{key} is {_clip(manifest[key])}, not {what}"
+    if "batches" not in manifest:
+        return "no batches field"
+    n_batches = manifest.get("n_batches")
+    for key, entry in manifest["batches"].items():
+        if not key.isdigit() or (_is_int(n_batches) and int(key) >= n_batches):
+            return f"batches has an entry {key!r}, not a batch number below {n_batches}"
+        parts = entry.get("parts") if isinstance(entry, dict) else None
+        if not isinstance(parts, dict) or not parts:
+            return f"batch {key} has no parts"
+        for table, info in parts.items():
+            if (
+                table not in TABLES
+                or not isinstance(info, dict)
+                or not _is_int(info.get("rows"))
+                or not _is_int(info.get("bytes"))
+                or not re.fullmatch(r"[0-9a-f]{64}", str(info.get("sha256")))
+            ):
+                return f"batch {key}'s {table} part is {_clip(info)}, not rows, bytes and sha256"
+        if not isinstance(entry.get("stats", {}), dict):
+            return f"batch {key}'s stats are {_clip(entry.get('stats'))}, not a table"
+    return None
+
+
+def _clip(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def write_manifest(storage: Storage, manifest: Mapping[str, Any]) -> None:
@@ -298,6 +372,80 @@ def check_parts(storage: Storage, manifest: Mapping[str, Any]) -> tuple[list[int
             if digest != info["sha256"]:
                 corrupt.append(f"{storage.display(rel)}: checksum differs from run.json")
     return sorted(missing), corrupt
+
+
+def progress_notice(manifest: Mapping[str, Any]) -> str | None:
+    """``"incomplete: 3 of 10 batches"`` for a run that is not finished, else None."""
+    done = len(manifest.get("batches", {}))
+    total = manifest.get("n_batches")
+    if manifest.get("complete") and (not _is_int(total) or done == total):
+        return None
+    return f"incomplete: {done} of {total if _is_int(total) else '?'} batches"
+
+
+@dataclass
+class RunData:
+    """A run folder read back: its manifest and, per table, the parts run.json records (verified
+    against their size and SHA-256), in batch order."""
+
+    path: str
+    manifest: dict[str, Any]
+    tables: dict[str, pa.Table]
+
+    @property
+    def notice(self) -> str | None:
+        return progress_notice(self.manifest)
+
+
+def read_verified(storage: Storage, rel: str, info: Mapping[str, Any], run: str) -> bytes:
+    """The bytes of part ``rel`` if they have the size and SHA-256 run.json records; else
+    DatasetError naming the part. One read: the same bytes are hashed and then decoded."""
+    where = storage.display(rel)
+    fix = f"recompute it: delete it and run fastsheng sim --out {run} --resume"
+    try:
+        size = storage.size(rel)
+    except FileNotFoundError:
+        raise DatasetError(f"{where} is missing (run.json records it); {fix}") from None
+    if size != info["bytes"]:
+        raise DatasetError(f"{where} has {size} bytes, run.json says {info['bytes']}; {fix}")
+    data = storage.read_bytes(rel)
+    if hashlib.sha256(data).hexdigest() != info["sha256"]:
+        raise DatasetError(f"{where}: SHA-256 differs from run.json (corrupt); {fix}")
+    return data
+
+
+def verified_parts(
+    root: str | os.PathLike[str], manifest: Mapping[str, Any], table: str
+) -> Iterator[bytes]:
+    """The bytes of each part of ``table`` that run.json records, in batch order, each verified
+    (:func:`read_verified`); one part in memory at a time."""
+    storage = Storage(root)
+    for key, entry in sorted(manifest["batches"].items(), key=lambda kv: int(kv[0])):
+        info = entry["parts"].get(table)
+        if info is None:
+            raise DatasetError(f"{storage.display(MANIFEST)}: batch {key} records no {table} part")
+        yield read_verified(storage, f"{table}/{part_name(int(key))}", info, storage.display())
+
+
+def read_run(root: str | os.PathLike[str], tables: tuple[str, ...] | None = None) -> RunData:
+    """Read a run folder: only the parts its run.json records, each verified first (a part on
+    disk that run.json does not record, e.g. written after its last save, is never read)."""
+    storage = Storage(root)
+    if not storage.exists():
+        raise DatasetError(f"{storage.display()}: no such run folder")
+    manifest = read_manifest(storage)
+    names = tuple(t for t in manifest.get("tables", ["hands"]) if tables is None or t in tables)
+    out: dict[str, pa.Table] = {}
+    for name in names:
+        pieces = []
+        for data in verified_parts(root, manifest, name):
+            try:
+                pieces.append(pq.read_table(pa.BufferReader(data)))
+            except (pa.ArrowException, OSError) as exc:  # hash agrees: written corrupt
+                raise DatasetError(f"{storage.display(name)}: unreadable Parquet ({exc})") from None
+        if pieces:
+            out[name] = pa.concat_tables(pieces, promote_options="default")
+    return RunData(storage.display(), manifest, out)
 
 
 def clean_temporaries(storage: Storage) -> int:

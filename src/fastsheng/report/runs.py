@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,54 +44,50 @@ class Run:
             return None
 
 
-def _read_table(path: Path) -> pd.DataFrame | None:
-    if not path.is_dir():
-        return None
-    parts = sorted(p for p in path.glob("part-*.parquet"))
-    if not parts:
-        return None
+def _add_early_trump_leads(hands: pd.DataFrame, run: Path, manifest: dict[str, Any]) -> None:
+    """With a tricks table (``sim --tricks``), the column ``defender_early_trump`` of
+    :func:`fastsheng.realism.early_trump_lead_by_defenders`, read part by part (only the parts
+    run.json records, each verified) and only the first tricks' leads (the whole table is about
+    800 bytes a hand)."""
+    if "tricks" not in manifest.get("tables", []) or not {
+        "hand_id",
+        "dealer",
+        "trump",
+        "level",
+    } <= set(hands):
+        return
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    tables = [pq.read_table(p) for p in parts]
-    return pa.concat_tables(tables, promote_options="default").to_pandas()
-
-
-def _add_early_trump_leads(hands: pd.DataFrame, tricks: Path) -> None:
-    """With a tricks table (``sim --tricks``), the column ``defender_early_trump`` of
-    :func:`fastsheng.realism.early_trump_lead_by_defenders`, read part by part and only the
-    first tricks' leads (the whole table is about 800 bytes a hand)."""
-    parts = sorted(tricks.glob("part-*.parquet")) if tricks.is_dir() else []
-    if not parts or not {"hand_id", "dealer", "trump", "level"} <= set(hands):
-        return
-    import pyarrow.parquet as pq
-
+    from fastsheng.dataset import verified_parts
     from fastsheng.realism import EARLY_TRICKS, early_trump_lead_by_defenders
 
     columns = ["hand_id", "trick", "leader", *(f"cards_{s}" for s in range(4))]
     flags = np.zeros(len(hands), bool)
-    for part in parts:
-        t = pq.read_table(part, columns=columns, filters=[("trick", "<", EARLY_TRICKS)])
+    for data in verified_parts(run, manifest, "tricks"):
+        t = pq.read_table(
+            pa.BufferReader(data), columns=columns, filters=[("trick", "<", EARLY_TRICKS)]
+        )
         flags |= early_trump_lead_by_defenders(hands, t)
     hands["defender_early_trump"] = flags
 
 
 def load_run(path: str | os.PathLike[str], notice: str | None = None) -> Run:
-    """Read a run folder written by ``fastsheng sim`` (or any folder with ``hands/part-*.parquet``
-    and a ``run.json``)."""
+    """Read a run folder written by ``fastsheng sim``: only the parts its run.json records, each
+    checked against its recorded size and SHA-256 first (:func:`fastsheng.dataset.read_run`).
+    ``notice`` defaults to "incomplete: k of n batches" for an unfinished run."""
+    from fastsheng.dataset import DatasetError, read_run
+
     p = Path(path)
-    manifest_path = p / "run.json"
-    if not manifest_path.is_file():
-        raise FileNotFoundError(f"{p}: no run.json; is this a fastsheng run folder?")
-    manifest = json.loads(manifest_path.read_text())
-    hands = _read_table(p / "hands")
-    if hands is None:
-        raise FileNotFoundError(f"{p}: no hands/part-*.parquet")
+    data = read_run(p, tables=("hands", "matches"))
+    if "hands" not in data.tables:
+        raise DatasetError(f"{p}: no finished batch yet ({data.notice})")
+    hands = data.tables["hands"].to_pandas()
     sort = pick_column(hands, HAND_COLUMNS["hand_id"])
     if sort is not None:
         hands = hands.sort_values(sort, kind="stable").reset_index(drop=True)
-    _add_early_trump_leads(hands, p / "tricks")
-    matches = _read_table(p / "matches")
+    _add_early_trump_leads(hands, p, data.manifest)
+    matches = data.tables["matches"].to_pandas() if "matches" in data.tables else None
     if matches is not None and "match_id" in matches:
         matches = matches.sort_values("match_id", kind="stable").reset_index(drop=True)
-    return Run(str(p), manifest, hands, matches, notice)
+    return Run(str(p), data.manifest, hands, matches, notice or data.notice)
