@@ -28,7 +28,7 @@ def fake_engine(monkeypatch):
     """The driver on the deterministic stand-in engine of test_runner."""
     monkeypatch.setattr(runner, "default_batch_fn", lambda: fake_batch)
     monkeypatch.setattr(runner, "known_bots", lambda: ("random", "basic", "expert"))
-    for name in ("FAKE_SLEEP", "FAKE_KILL", "FAKE_KILL_ALWAYS", "FAKE_FAIL"):
+    for name in ("FAKE_SLEEP", "FAKE_KILL", "FAKE_KILL_ALWAYS", "FAKE_FAIL", "FAKE_NOSPACE"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -277,6 +277,46 @@ def test_malformed_rules_file_error_names_the_line(tmp_path, capsys, fake_engine
     assert_one_line_error(code, stderr, f"{path}:2", "kitty_multiplier")
 
 
+def test_a_binary_rules_file_is_an_error_naming_it(tmp_path, capsys, fake_engine):
+    png = tmp_path / "house.toml"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    nul = tmp_path / "nul.toml"
+    nul.write_bytes(b'preset = "standard"\n\x00\x00')
+    for path in (png, nul):
+        for args in (
+            ["sim", "-n", "10", "--out", str(tmp_path / "x"), "--rules", str(path)],
+            ["rules", "show", str(path)],
+        ):
+            code, _, stderr = run_cli(capsys, *args)
+            assert_one_line_error(code, stderr, f"{path}: not a text file", "UTF-8 TOML")
+
+
+def test_a_rules_file_with_a_byte_order_mark_is_accepted(tmp_path, capsys, fake_engine):
+    path = tmp_path / "house.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + b'preset = "super"\nkitty_multiplier = "plus_two"\n')
+    code, stdout, stderr = run_cli(capsys, "rules", "show", str(path))
+    assert code == 0, stderr
+    assert fastsheng.rules.load_rules(path).replace(name="x") == fastsheng.rules.get_rules(
+        "super"
+    ).replace(name="x", kitty_multiplier="plus_two")
+
+
+def test_non_ascii_rules_file_names_get_their_own_default_folders(tmp_path, fake_engine):
+    folders = set()
+    for name in ("规则.toml", "方案.toml", "règles.toml", "♠♥.toml", "♦♣.toml"):
+        (tmp_path / name).write_text('preset = "standard"\n', encoding="utf-8")
+        rules = fastsheng.rules.load_rules(tmp_path / name)
+        spec = runner.RunSpec(rules=rules, bots=("random",) * 4, seed=1, n=10, batch_size=10)
+        folders.add(cli.default_out(spec))
+    assert len(folders) == 5
+    assert os.path.join("runs", "规则-random-10-s1") in {str(f) for f in folders}
+
+
+def test_an_out_in_memory_is_refused(tmp_path, capsys, fake_engine):
+    code, _, stderr = run_cli(capsys, "sim", "-n", "10", "--out", "memory://run")
+    assert_one_line_error(code, stderr, "--out memory://run", "lost when it ends")
+
+
 def test_existing_folder_without_resume(tmp_path, capsys, fake_engine):
     out = tmp_path / "r"
     args = ["sim", "-n", "100", "--seed", "1", "--workers", "0", "--out", str(out)]
@@ -325,6 +365,117 @@ def test_unreachable_scheduler(tmp_path, capsys, fake_engine, monkeypatch):
     )
     assert_one_line_error(code, stderr, "cannot reach the Dask scheduler at tcp://127.0.0.1:9")
     assert not (tmp_path / "x").exists()
+
+
+def test_an_http_scheduler_address_is_refused_before_connecting(tmp_path, capsys, monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+
+    def never(*args, **kwargs):
+        raise AssertionError("must not try to connect")
+
+    monkeypatch.setattr(distributed.Client, "__init__", never)
+    code, _, stderr = run_cli(
+        capsys, "sim", "-n", "10", "--scheduler", "http://127.0.0.1:8787", "--out", str(tmp_path)
+    )
+    assert_one_line_error(code, stderr, "http:// is not a scheduler protocol", "tcp://HOST:8786")
+
+
+@pytest.mark.parametrize("lost", [False, True])
+def test_the_resume_hint_keeps_the_scheduler(tmp_path, capsys, fake_engine, monkeypatch, lost):
+    out = str(tmp_path / "my run")
+
+    def stopped(spec, target, **kwargs):
+        if lost:
+            exc = runner.SchedulerLost("tcp://10.0.0.5:8786", "connection lost")
+            exc.done, exc.total, exc.out = 3, 9, target
+            raise exc
+        raise runner.RunInterrupted(3, 9, target)
+
+    monkeypatch.setattr(runner, "run", stopped)
+    code, _, stderr = run_cli(
+        capsys, "sim", "-n", "10", "--out", out, "--scheduler", "tcp://10.0.0.5:8786"
+    )
+    hint = f"finish with: fastsheng sim --out '{out}' --resume --scheduler tcp://10.0.0.5:8786"
+    assert stderr.strip().endswith(hint) and "3 of 9 batches kept" in stderr
+    if lost:
+        assert_one_line_error(code, stderr, "lost the Dask scheduler at tcp://10.0.0.5:8786")
+    else:
+        assert code == 130
+
+
+def test_a_full_disk_is_one_line_with_the_resume_command(
+    tmp_path, capsys, fake_engine, monkeypatch
+):
+    monkeypatch.setenv("FAKE_NOSPACE", "2")
+    out = tmp_path / "r"
+    code, _, stderr = run_cli(
+        capsys,
+        "sim",
+        "-n",
+        "500",
+        "--batch-size",
+        "50",
+        "--seed",
+        "1",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+        "-q",
+    )
+    assert_one_line_error(
+        code,
+        stderr,
+        "no space left on the device of",
+        "batches kept",
+        f"free some space, then: fastsheng sim --out {out} --resume",
+    )
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path):
+    """A 256 KiB tmpfs (needs root and mount; skipped elsewhere: the injected tests above
+    cover the same path)."""
+    where = tmp_path / "tiny"
+    where.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(where)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    yield where
+    subprocess.run(["umount", str(where)], check=True)
+
+
+def test_a_really_full_disk(tiny_tmpfs):
+    out = tiny_tmpfs / "r"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            FAKE_CLI,
+            "sim",
+            "-n",
+            "200000",
+            "--batch-size",
+            "2000",
+            "--seed",
+            "1",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            "--tricks",
+            "-q",
+        ],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert_one_line_error(done.returncode, done.stderr, "no space left on the device of")
+    manifest = json.loads((out / "run.json").read_text())
+    assert not manifest["complete"] and not (out / ".lock").exists()
 
 
 def test_a_failing_batch_exits_1_with_the_engine_traceback(
@@ -470,10 +621,46 @@ def test_ctrl_c_keeps_finished_batches_and_names_the_resume_command(tmp_path):
     assert pds.dataset(out / "hands").count_rows() == 4000
 
 
+def test_ctrl_c_in_compare_exits_130_and_says_how_to_finish(tmp_path):
+    out = tmp_path / "cmp"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            FAKE_CLI,
+            "compare",
+            "--rules",
+            "standard",
+            "--rules",
+            "super",
+            "-n",
+            "20000",
+            "--batch-size",
+            "50",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+        ],
+        env=_env(FAKE_SLEEP="0.1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for_batches(out / "runs" / "standard", 2, proc)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("interrupted: ") and "the same compare command finishes" in last
+    assert not (out / "runs" / "standard" / ".lock").exists()
+
+
 def test_a_second_sim_on_the_same_folder_is_refused_until_the_first_is_gone(tmp_path):
     out = tmp_path / "r"
     sim = [sys.executable, "-c", FAKE_CLI, "sim", "--out", str(out)]
-    fresh = [*sim, "-n", "2000", "--batch-size", "50", "--seed", "9", "--workers", "1"]
+    fresh = [*sim, "-n", "20000", "--batch-size", "50", "--seed", "9", "--workers", "1"]
     first = subprocess.Popen(
         fresh, env=_env(FAKE_SLEEP="0.1"), stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
@@ -495,7 +682,7 @@ def test_a_second_sim_on_the_same_folder_is_refused_until_the_first_is_gone(tmp_
     assert done.returncode == 0, done.stderr
     assert f"removed the stale lock of fastsheng sim (pid {first.pid} on" in done.stderr
     assert json.loads((out / "run.json").read_text())["complete"]
-    assert pds.dataset(out / "hands").count_rows() == 2000 and not (out / ".lock").exists()
+    assert pds.dataset(out / "hands").count_rows() == 20000 and not (out / ".lock").exists()
 
 
 # --------------------------------------------------------------------------------------------

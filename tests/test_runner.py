@@ -4,6 +4,7 @@ engine on a few hundred hands."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -25,7 +26,7 @@ from fastsheng.runner import BatchFailed, RunInterrupted, RunSpec
 # spawned workers and Dask workers can load it by name. Behaviour switches come from the
 # environment, which spawned workers inherit:
 #   FAKE_SLEEP=seconds per batch; FAKE_KILL=dir:batch (SIGKILL itself once on that batch, or
-#   always with FAKE_KILL_ALWAYS=1); FAKE_FAIL=batch (raise).
+#   always with FAKE_KILL_ALWAYS=1); FAKE_FAIL=batch (raise); FAKE_NOSPACE=batch (ENOSPC).
 
 
 def fake_batch(rules, bots, seed, batch, size, *, mode="hands", level="2", tricks=False):
@@ -44,6 +45,8 @@ def fake_batch(rules, bots, seed, batch, size, *, mode="hands", level="2", trick
             os.kill(os.getpid(), signal.SIGKILL)
     if os.environ.get("FAKE_FAIL") == str(batch):
         raise ValueError("the fake engine fails on purpose")
+    if os.environ.get("FAKE_NOSPACE") == str(batch):
+        raise OSError(errno.ENOSPC, "No space left on device")
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(batch,)))
     draws = rng.integers(0, 2**31, size=(size, 3))  # row i: the i-th triple of the stream
     start = batch * size
@@ -135,7 +138,7 @@ def read(out, table="hands"):
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch):
-    for name in ("FAKE_SLEEP", "FAKE_KILL", "FAKE_KILL_ALWAYS", "FAKE_FAIL"):
+    for name in ("FAKE_SLEEP", "FAKE_KILL", "FAKE_KILL_ALWAYS", "FAKE_FAIL", "FAKE_NOSPACE"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -332,6 +335,49 @@ def test_resume_of_a_complete_run_on_a_read_only_folder_does_nothing(tmp_path, m
     res = runner.run(s, out, workers=0, batch_fn=fake_batch, resume=True)
     assert res.batches_run == 0 and res.complete
     assert (out / "run.json").read_bytes() == before and not (out / ".lock").exists()
+
+
+def test_a_memory_folder_is_refused_for_worker_processes():
+    pytest.importorskip("fsspec")
+    with pytest.raises(dataset.DatasetError, match="worker processes cannot write there"):
+        runner.run(spec(n=100), "memory://fastsheng-test-run", workers=2, batch_fn=fake_batch)
+    res = runner.run(spec(n=100), "memory://fastsheng-test-run", workers=0, batch_fn=fake_batch)
+    assert res.complete
+
+
+# --------------------------------------------------------------------------------------------
+# A full disk
+
+
+def test_a_full_disk_in_a_worker_stops_the_run_keeping_finished_batches(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_NOSPACE", "3")
+    with pytest.raises(runner.DiskFull, match="no space left on the device of") as info:
+        runner.run(spec(n=64 * 8, batch_size=64), tmp_path / "r", workers=2, batch_fn=fake_batch)
+    manifest = dataset.read_manifest(dataset.Storage(tmp_path / "r"))
+    assert info.value.done == len(manifest["batches"]) and "3" not in manifest["batches"]
+    assert info.value.total == 8 and not (tmp_path / "r" / ".lock").exists()
+
+
+def test_a_full_disk_while_writing_parts_or_run_json(tmp_path, monkeypatch):
+    real = dataset.Storage.write_atomic
+    writes = []
+
+    def fills_up(self, rel, data):
+        writes.append(rel)
+        if len(writes) > 4:  # run.json, then a few parts and saves succeed
+            raise OSError(errno.ENOSPC, "No space left on device", self.path(rel))
+        real(self, rel, data)
+
+    monkeypatch.setattr(dataset.Storage, "write_atomic", fills_up)
+    s = spec(n=300, batch_size=30)
+    with pytest.raises(runner.DiskFull) as info:
+        runner.run(s, tmp_path / "r", workers=0, batch_fn=fake_batch, save_interval=0)
+    monkeypatch.setattr(dataset.Storage, "write_atomic", real)
+    manifest = dataset.read_manifest(dataset.Storage(tmp_path / "r"))
+    assert info.value.done == len(manifest["batches"]) < 10
+    runner.run(s, tmp_path / "r", workers=0, batch_fn=fake_batch, resume=True)
+    runner.run(s, tmp_path / "w", workers=0, batch_fn=fake_batch)
+    assert read(tmp_path / "r").equals(read(tmp_path / "w"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -709,6 +755,82 @@ def test_dask_backend_keyboard_interrupt_keeps_finished_batches(tmp_path, dask_c
         resume=True,
     )
     assert res.complete
+    runner.run(s, tmp_path / "w", workers=0, batch_fn=fake_batch)
+    assert read(tmp_path / "d").equals(read(tmp_path / "w"))
+
+
+def _kill_mid_write_batch(marker_dir, rules, bots, seed, batch, size, **kw):
+    """Batch 1's first attempt dies (SIGKILL) halfway through writing its part: the temporary
+    file write_atomic would leave."""
+    marker = Path(marker_dir) / f"mid-write-{batch}"
+    if batch == 1 and not marker.exists():
+        marker.touch()
+        folder = Path(marker_dir) / "d" / "hands"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f".{dataset.part_name(batch)}.0123456789ab.tmp").write_bytes(b"PAR1 half")
+        os.kill(os.getpid(), signal.SIGKILL)
+    return fake_batch(rules, bots, seed, batch, size, **kw)
+
+
+def test_a_dask_worker_killed_mid_write_leaves_no_temporary_file(tmp_path, dask_cluster):
+    import functools
+
+    s = spec(n=300, batch_size=64)
+    fn = functools.partial(_kill_mid_write_batch, str(tmp_path))
+    res = runner.run(s, tmp_path / "d", scheduler=dask_cluster.scheduler_address, batch_fn=fn)
+    assert (tmp_path / "mid-write-1").exists() and res.complete
+    assert [p.name for p in (tmp_path / "d").rglob("*") if p.name.endswith(".tmp")] == []
+
+
+# A Dask scheduler (with one in-process worker) in a process of its own, to be killed.
+CLUSTER = (
+    "import time\n"
+    "from dask.distributed import LocalCluster\n"
+    "c = LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol='tcp',\n"
+    "                 dashboard_address=None, silence_logs=50)\n"
+    "print(c.scheduler_address, flush=True)\n"
+    "while True:\n"
+    "    time.sleep(1)\n"
+)
+
+
+def test_losing_the_dask_scheduler_keeps_finished_batches_and_says_so(tmp_path):
+    import subprocess
+
+    pytest.importorskip("dask.distributed")
+    here = str(Path(__file__).resolve().parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLUSTER],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env=env,
+    )
+    s = spec(n=64 * 40, batch_size=64)
+    seen = []
+
+    def on_event(kind, info):
+        if kind == "batch":
+            seen.append(info["batch"])
+            if len(seen) == 2:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+    try:
+        address = proc.stdout.readline().strip()
+        with pytest.raises(runner.SchedulerLost) as info:
+            runner.run(
+                s, tmp_path / "d", scheduler=address, batch_fn=_slow_batch, on_event=on_event
+            )
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert str(info.value).startswith(f"lost the Dask scheduler at {address} (")
+    manifest = dataset.read_manifest(dataset.Storage(tmp_path / "d"))
+    assert info.value.done == len(manifest["batches"]) >= 2 and info.value.total == 40
+    assert not manifest["complete"] and not (tmp_path / "d" / ".lock").exists()
+    runner.run(s, tmp_path / "d", workers=0, batch_fn=fake_batch, resume=True)
     runner.run(s, tmp_path / "w", workers=0, batch_fn=fake_batch)
     assert read(tmp_path / "d").equals(read(tmp_path / "w"))
 

@@ -8,6 +8,7 @@ batch, and says how to resume.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -119,8 +120,12 @@ def short_count(n: int) -> str:
 
 
 def default_out(spec) -> Path:
-    """``runs/<rules>-<bots>-<n>[-matches]-s<seed>`` under the current folder."""
-    rules = re.sub(r"[^A-Za-z0-9_.-]+", "_", spec.rules_name).removesuffix(".toml")
+    """``runs/<rules>-<bots>-<n>[-matches]-s<seed>`` under the current folder. The rules name
+    keeps its letters and digits in any script (规则.toml and 方案.toml are two folders)."""
+    rules = re.sub(r"[^\w.-]+", "_", spec.rules_name.removesuffix(".toml")).strip("_")
+    if not rules.strip("._-"):  # nothing left of it (e.g. only symbols): a name from its hash
+        digest = hashlib.sha256(spec.rules_name.encode()).hexdigest()[:8]
+        rules = f"rules-{digest}"
     bots = spec.bots[0] if len(set(spec.bots)) == 1 else "-".join(spec.bots)
     bots = re.sub(r"[^A-Za-z0-9_.-]+", "_", bots)  # module:Class bots
     mode = "-matches" if spec.mode == "matches" else ""
@@ -271,6 +276,11 @@ def sim(
         spec_kw["seed"] = secrets.randbelow(2**32)
     spec = RunSpec(**spec_kw)
     target = str(out) if out is not None else str(default_out(spec))
+    if target.lower().startswith("memory://"):
+        raise UserError(
+            f"--out {target}: a memory:// folder lives in this command's memory and is lost when "
+            "it ends; give a folder or a lasting URL (s3://...)"
+        )
 
     reporter = _progress.make_reporter(quiet=quiet)
     reporter.seed_drawn = seed_drawn
@@ -287,10 +297,21 @@ def sim(
         reporter.close()
         typer.echo(
             f"interrupted: {exc.done} of {exc.total} batches kept in {exc.out}; finish with: "
-            f"fastsheng sim --out {shlex.quote(exc.out)} --resume",
+            f"{resume_command(exc.out, scheduler)}",
             err=True,
         )
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    except runner.SchedulerLost as exc:
+        reporter.close()
+        _error(
+            f"{exc}; {exc.done} of {exc.total} batches kept in {exc.out}; finish with: "
+            f"{resume_command(exc.out, scheduler)}"
+        )
+        raise typer.Exit(EXIT_USAGE) from None
+    except runner.DiskFull as exc:
+        reporter.close()
+        _error(f"{exc}; free some space, then: {resume_command(exc.out, scheduler)}")
+        raise typer.Exit(EXIT_USAGE) from None
     except runner.BatchFailed as exc:
         reporter.close()
         if exc.remote_traceback:
@@ -306,6 +327,12 @@ def sim(
         typer.echo(result.out)
         return
     typer.echo(summary_text(result))
+
+
+def resume_command(out: str, scheduler: str | None) -> str:
+    """The command that finishes the run in ``out`` on the same backend."""
+    where = f" --scheduler {shlex.quote(scheduler)}" if scheduler else ""
+    return f"fastsheng sim --out {shlex.quote(out)} --resume{where}"
 
 
 def level_change_text(hist: dict[str, int], total: int) -> str:

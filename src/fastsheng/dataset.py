@@ -105,6 +105,12 @@ class Storage:
     def __repr__(self) -> str:
         return f"Storage({self.url!r})"
 
+    @property
+    def in_memory(self) -> bool:
+        """An fsspec memory:// folder: private to this process, gone when it ends."""
+        protocol = getattr(self.fs, "protocol", ()) if self.fs is not None else ()
+        return "memory" in ((protocol,) if isinstance(protocol, str) else tuple(protocol))
+
     def __reduce__(self):
         return (Storage, (self.url if not self.local else self.root,))
 

@@ -845,9 +845,17 @@ def load_rules(path: str | Path) -> Rules:
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = p.read_bytes()
     except OSError as e:
         raise RulesError(f"cannot read rules file {str(p)!r}: {e.strerror or e}") from e
+    try:  # a UTF-8 byte order mark (Windows editors write one) is accepted and dropped
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise RulesError(
+            f"{p}: not a text file (byte {e.start} is not UTF-8); a rules file is UTF-8 TOML"
+        ) from None
+    if "\x00" in text:
+        raise RulesError(f"{p}: not a text file (it holds NUL bytes); a rules file is UTF-8 TOML")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

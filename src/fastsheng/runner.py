@@ -22,6 +22,7 @@ Backends:
 
 from __future__ import annotations
 
+import errno
 import inspect
 import multiprocessing
 import os
@@ -61,7 +62,9 @@ from fastsheng.runlock import LOCK, acquire_lock
 
 __all__ = [
     "BatchFailed",
+    "DiskFull",
     "RunInterrupted",
+    "SchedulerLost",
     "RunResult",
     "RunSpec",
     "MODES",
@@ -90,6 +93,36 @@ class RunInterrupted(Exception):
         self.done = done
         self.total = total
         self.out = out
+
+
+class SchedulerLost(FastshengError):
+    """The Dask scheduler went away during a run; every finished batch is kept and recorded."""
+
+    def __init__(self, address: str, reason: str):
+        super().__init__(f"lost the Dask scheduler at {address} ({reason})")
+        self.address = address
+        self.reason = reason
+        self.done = 0
+        self.total = 0
+        self.out = ""
+
+
+class DiskFull(FastshengError):
+    """No space left where the run is written; every batch run.json records is kept."""
+
+    def __init__(self, out: str, done: int, total: int):
+        super().__init__(f"no space left on the device of {out}; {done} of {total} batches kept")
+        self.out = out
+        self.done = done
+        self.total = total
+
+
+def no_space(exc: BaseException) -> bool:
+    """A full disk (or quota), also when the error crossed a process boundary as text."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(exc)
+    return "No space left on device" in text or "Disk quota exceeded" in text
 
 
 class BatchFailed(FastshengError):
@@ -527,6 +560,11 @@ def run(
     Raises :class:`RunInterrupted` on Ctrl-C, :class:`BatchFailed`, :class:`DatasetError`."""
     emit: EventFn = on_event or (lambda kind, info: None)
     storage = Storage(out)
+    if storage.in_memory and (scheduler is not None or workers != 0):
+        raise DatasetError(
+            f"{storage.display()}: a memory:// folder is this process's memory; worker processes "
+            "cannot write there (use workers=0, or a folder)"
+        )
     batch_fn = batch_fn or default_batch_fn()
     client, owned = (None, False)
     if scheduler is not None:
@@ -544,9 +582,21 @@ def run(
             return _run(
                 spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval
             )
+    except OSError as exc:  # full before the first batch (the lock, the first run.json)
+        if not no_space(exc):
+            raise
+        raise DiskFull(storage.display(), _kept(storage), spec.n_batches) from None
     finally:
         if owned:
             client.close()
+
+
+def _kept(storage: Storage) -> int:
+    """Batches the run.json on disk records (0 if there is none yet)."""
+    try:
+        return len(read_manifest(storage)["batches"])
+    except (DatasetError, OSError):
+        return 0
 
 
 def finished_run(spec: RunSpec, storage: Storage) -> RunResult | None:
@@ -640,11 +690,25 @@ def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_i
         result.elapsed = time.perf_counter() - start
         save()
         raise RunInterrupted(len(done), spec.n_batches, result.out) from None
-    except BaseException:
+    except SchedulerLost as exc:
         save()
+        exc.done, exc.total, exc.out = len(done), spec.n_batches, result.out
+        raise
+    except BaseException as exc:
+        try:
+            save()
+        except OSError as failed:  # run.json keeps its last saved state (written atomically)
+            if not no_space(failed):
+                raise
+            raise DiskFull(result.out, _kept(storage), spec.n_batches) from None
+        if no_space(exc):
+            raise DiskFull(result.out, len(done), spec.n_batches) from None
         raise
     result.elapsed = time.perf_counter() - start
     save(final=True)
+    # a worker killed mid-write (a Dask worker, whose death the driver does not see) leaves a
+    # temporary file: none is left behind once the run is complete
+    clean_temporaries(storage)
     return result
 
 
@@ -711,6 +775,9 @@ def _worker_main(conn, spec: RunSpec, storage: Storage, batch_fn: BatchFn) -> No
         try:
             res = execute_batch(spec, batch, storage, batch_fn)
         except Exception as exc:
+            if no_space(exc):  # not the engine's fault: the parent says so in one line
+                conn.send(("nospace", batch, str(exc)))
+                continue
             conn.send(("error", batch, *_failure(exc)))
         else:
             conn.send(("ok", res))
@@ -863,6 +930,8 @@ def _run_local(
                         w.batch = None
                         record(message[1])
                         continue
+                    if message[0] == "nospace":
+                        raise OSError(errno.ENOSPC, message[2])
                     _, batch, text, tb = message
                     raise BatchFailed(batch, text, tb)
                 if w.proc.sentinel in ready or not w.proc.is_alive():
@@ -921,9 +990,10 @@ def _connect_dask(scheduler: Any, connect_timeout: float):
     )
     if not isinstance(address, str):
         raise ValueError(f"scheduler must be an address like tcp://host:8786, not {scheduler!r}")
-    try:  # check the address first: a Client made from a bad one complains at exit
-        from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import backends
 
+    try:  # check the address first: a Client made from a bad one complains at exit
         scheme, location = parse_address(address)
         if scheme in ("tcp", "tls"):
             parse_host_port(location)
@@ -931,6 +1001,11 @@ def _connect_dask(scheduler: Any, connect_timeout: float):
         raise FastshengError(
             f"bad Dask scheduler address {address!r} ({exc}); expected tcp://HOST:PORT"
         ) from None
+    if scheme not in backends:  # the dashboard's http:// address hung 20 s: refuse it now
+        raise FastshengError(
+            f"bad Dask scheduler address {address!r}: {scheme}:// is not a scheduler protocol "
+            f"(the dashboard's address is not the scheduler's); expected tcp://HOST:8786"
+        )
     try:
         client = Client(address, timeout=f"{connect_timeout}s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
@@ -942,6 +1017,34 @@ def _connect_dask(scheduler: Any, connect_timeout: float):
 
 
 def _run_dask(
+    spec: RunSpec,
+    storage: Storage,
+    todo: _Todo,
+    client: Any,
+    batch_fn: BatchFn,
+    record: Callable[[Mapping[str, Any]], None],
+    emit: EventFn,
+    retries: int,
+) -> None:
+    """The Dask loop; a scheduler that goes away mid-run is :class:`SchedulerLost`."""
+    from concurrent.futures import CancelledError
+
+    try:
+        _dask_loop(spec, storage, todo, client, batch_fn, record, emit, retries)
+    except (CancelledError, OSError, TimeoutError) as exc:
+        if getattr(client, "status", "running") == "running" and not _connection_lost(exc):
+            raise
+        address = getattr(getattr(client, "scheduler", None), "address", "?")
+        lines = str(exc).strip().splitlines()
+        reason = "connection lost" if _connection_lost(exc) else (lines[0] if lines else "gone")
+        raise SchedulerLost(address, reason) from None
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    return "connection" in str(exc).lower() or type(exc).__name__ == "CommClosedError"
+
+
+def _dask_loop(
     spec: RunSpec,
     storage: Storage,
     todo: _Todo,
@@ -986,6 +1089,8 @@ def _run_dask(
             batch = futures.pop(fut)
             if fut.status == "error":
                 exc = fut.exception()
+                if no_space(exc):
+                    raise OSError(errno.ENOSPC, str(exc))
                 raise BatchFailed(batch, _failure(exc)[0])
             record(fut.result())
             fut.release()
