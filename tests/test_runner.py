@@ -345,6 +345,44 @@ def test_a_memory_folder_is_refused_for_worker_processes():
     assert res.complete
 
 
+def test_a_dask_worker_writing_where_the_client_cannot_see_is_an_error(tmp_path, monkeypatch):
+    """--out a folder that is not shared: each worker machine writes to its own disk. Simulated
+    with in-process workers whose writes land in another folder."""
+    distributed = pytest.importorskip("dask.distributed")
+    elsewhere = dataset.Storage(tmp_path / "worker-disk")
+    real = runner.write_batch
+    monkeypatch.setattr(runner, "write_batch", lambda storage, b, t: real(elsewhere, b, t))
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        with pytest.raises(dataset.DatasetError, match="where this machine does not see it"):
+            runner.run(
+                spec(n=100, batch_size=50),
+                tmp_path / "r",
+                scheduler=cluster.scheduler_address,
+                batch_fn=fake_batch,
+            )
+    assert dataset.read_manifest(dataset.Storage(tmp_path / "r"))["batches"] == {}
+
+
+def test_resuming_where_nothing_can_be_written_is_one_line(tmp_path, monkeypatch):
+    from fastsheng import runlock
+
+    s = spec(n=300)
+    runner.run(s, tmp_path / "r", workers=0, batch_fn=fake_batch)
+    manifest = dataset.read_manifest(dataset.Storage(tmp_path / "r"))
+    del manifest["batches"]["2"]
+    manifest["complete"] = False
+    dataset.write_manifest(dataset.Storage(tmp_path / "r"), manifest)
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(runlock, "_create", read_only)
+    with pytest.raises(dataset.DatasetError, match="cannot write there \\(Read-only file system"):
+        runner.run(s, tmp_path / "r", workers=0, batch_fn=fake_batch, resume=True)
+
+
 # --------------------------------------------------------------------------------------------
 # A full disk
 

@@ -14,6 +14,7 @@ On a local disk the exclusive create is atomic; on an fsspec URL (s3://...) it i
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -185,18 +186,25 @@ def acquire_lock(storage: Storage, emit=None) -> RunLock:
     for _ in range(5):
         try:
             _create(storage, data)
+            return RunLock(storage, record)
         except FileExistsError:
-            owner, age = _read(storage)
-            if age < 0:  # released in between
-                continue
-            if not is_stale(owner, age):
-                raise RunLocked(
-                    f"{storage.display()} is in use by {_describe(owner)}; wait for it to end "
-                    f"or stop it (if no such process runs, delete {storage.display(LOCK)})"
-                ) from None
-            _break(storage, owner)
-            if emit is not None:
-                emit("note", {"message": f"removed the stale lock of {_describe(owner)}"})
+            pass
+        except OSError as exc:
+            if not isinstance(exc, PermissionError) and exc.errno != errno.EROFS:
+                raise
+            raise DatasetError(
+                f"{storage.display()}: cannot write there ({exc.strerror or exc}); a run is "
+                "written or resumed where it can be written"
+            ) from None
+        owner, age = _read(storage)  # locked: by a live owner, or a stale lock to remove
+        if age < 0:  # released in between
             continue
-        return RunLock(storage, record)
+        if not is_stale(owner, age):
+            raise RunLocked(
+                f"{storage.display()} is in use by {_describe(owner)}; wait for it to end "
+                f"or stop it (if no such process runs, delete {storage.display(LOCK)})"
+            )
+        _break(storage, owner)
+        if emit is not None:
+            emit("note", {"message": f"removed the stale lock of {_describe(owner)}"})
     raise RunLocked(f"{storage.display()}: could not take {LOCK}; other processes keep taking it")

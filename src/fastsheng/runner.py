@@ -1040,6 +1040,25 @@ def _run_dask(
         raise SchedulerLost(address, reason) from None
 
 
+def check_visible(storage: Storage, res: Mapping[str, Any]) -> None:
+    """A Dask worker's parts must be where this process sees them, with the size it reported:
+    a folder that is not shared (each machine's own ./runs) would scatter the run over the
+    workers' disks while run.json records it as written."""
+    batch = res["batch"]
+    for table, info in res["parts"].items():
+        rel = f"{table}/{part_name(batch)}"
+        try:
+            size = storage.size(rel)
+        except FileNotFoundError:
+            size = None
+        if size != info["bytes"]:
+            raise DatasetError(
+                f"a Dask worker wrote {rel} where this machine does not see it in "
+                f"{storage.display()}; --out must be a folder every worker shares (NFS...) or a "
+                "URL (s3://...)"
+            )
+
+
 def _connection_lost(exc: BaseException) -> bool:
     return "connection" in str(exc).lower() or type(exc).__name__ == "CommClosedError"
 
@@ -1092,7 +1111,9 @@ def _dask_loop(
                 if no_space(exc):
                     raise OSError(errno.ENOSPC, str(exc))
                 raise BatchFailed(batch, _failure(exc)[0])
-            record(fut.result())
+            res = fut.result()
+            check_visible(storage, res)
+            record(res)
             fut.release()
             if queue:
                 pending.add(submit(queue.popleft()))
