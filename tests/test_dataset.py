@@ -238,11 +238,12 @@ def test_read_run_refuses_a_part_that_disagrees_with_run_json(tmp_path):
         (lambda m: m["batches"]["0"]["parts"]["hands"].pop("sha256"), "batch 0's hands part"),
         (lambda m: m["batches"]["0"]["parts"]["hands"].update(bytes="9"), "batch 0's hands"),
         (lambda m: m["batches"]["0"].update(stats=[]), "batch 0's stats"),
+        (lambda m: m.update(n=1000), "n_batches is 3, but n 1000 in batches of 10 makes 100"),
     ],
 )
 def test_a_hand_edited_manifest_is_one_clear_line(tmp_path, edit, words):
     manifest = small_run(tmp_path)
-    manifest.update(n=30, rules={}, bots=["random"] * 4, mode="hands")
+    manifest.update(n=30, batch_size=10, rules={}, bots=["random"] * 4, mode="hands")
     edit(manifest)
     (tmp_path / "run.json").write_text(json.dumps(manifest))
     with pytest.raises(DatasetError) as info:

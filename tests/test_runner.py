@@ -873,6 +873,24 @@ def test_losing_the_dask_scheduler_keeps_finished_batches_and_says_so(tmp_path):
     assert read(tmp_path / "d").equals(read(tmp_path / "w"))
 
 
+def _disk_full_batch(rules, bots, seed, batch, size, **kw):
+    if batch == 2:
+        raise OSError(errno.ENOSPC, "No space left on device")
+    return fake_batch(rules, bots, seed, batch, size, **kw)
+
+
+def test_a_full_disk_on_a_dask_worker_is_disk_full(tmp_path, dask_cluster):
+    with pytest.raises(runner.DiskFull, match="no space left on the device of"):
+        runner.run(
+            spec(n=640, batch_size=64),
+            tmp_path / "d",
+            scheduler=dask_cluster.scheduler_address,
+            batch_fn=_disk_full_batch,
+            retries=0,
+        )
+    assert not (tmp_path / "d" / ".lock").exists()
+
+
 def _not_importable_in_workers(rules, bots, seed, batch, size, **kw):  # pragma: no cover
     raise AssertionError("never called")
 

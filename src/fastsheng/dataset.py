@@ -318,7 +318,9 @@ def manifest_problem(manifest: Mapping[str, Any]) -> str | None:
             return f"{key} is {_clip(manifest[key])}, not {what}"
     if "batches" not in manifest:
         return "no batches field"
-    n_batches = manifest.get("n_batches")
+    n, size, n_batches = (manifest.get(k) for k in ("n", "batch_size", "n_batches"))
+    if _is_int(n, 1) and _is_int(size, 1) and _is_int(n_batches) and n_batches != -(-n // size):
+        return f"n_batches is {n_batches}, but n {n} in batches of {size} makes {-(-n // size)}"
     for key, entry in manifest["batches"].items():
         if not key.isdigit() or (_is_int(n_batches) and int(key) >= n_batches):
             return f"batches has an entry {key!r}, not a batch number below {n_batches}"
