@@ -161,8 +161,9 @@ def test_run_json_records_the_bot_stream_and_old_runs_resume_with_theirs(tmp_pat
 
     from fastsheng.runner import RunSpec
 
-    spec = RunSpec(rules=fs.get_rules("standard"), bots=("random",) * 4, seed=1, n=10,
-                   batch_size=10)
+    spec = RunSpec(
+        rules=fs.get_rules("standard"), bots=("random",) * 4, seed=1, n=10, batch_size=10
+    )
     assert spec.config()["bot_stream"] == "hand"
     old = {k: v for k, v in spec.config().items() if k != "bot_stream"}
     assert RunSpec.from_manifest(old).bot_stream == "batch"
