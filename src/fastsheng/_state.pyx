@@ -16,6 +16,7 @@ cdef extern from *:
     #endif
     """
 
+from cpython.object cimport Py_TYPE
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
@@ -374,6 +375,25 @@ cdef void write_world(const game_t* src, game_t* dst, const int* card, const int
 
 
 # ---------------------------------------------------------------------------------------------
+# Building frozen slots dataclasses fast (an Observation at every decision of a Python bot)
+
+def fill_slots(cls, tuple slots, tuple values):
+    """``cls`` with slot ``slots[i]`` (its member descriptor) set to ``values[i]``, without
+    calling ``cls.__init__``: for frozen slots dataclasses whose __init__ only assigns the
+    fields, where it is the same object, built several times faster."""
+    cdef object o = cls.__new__(cls)
+    cdef Py_ssize_t i
+    if len(slots) != len(values):
+        raise ValueError(f"{len(values)} values for {len(slots)} slots")
+    for i in range(len(slots)):
+        d = slots[i]
+        if Py_TYPE(d).tp_descr_set == NULL:
+            raise TypeError(f"{d!r} is not a slot descriptor")
+        Py_TYPE(d).tp_descr_set(d, o, values[i])
+    return o
+
+
+# ---------------------------------------------------------------------------------------------
 # The Python face
 
 cdef class GameCore:
@@ -542,6 +562,39 @@ cdef class GameCore:
         if self.g.phase == PH_DONE:
             return None, -1
         return DECISIONS[self.g.pend_kind], self.g.pend_seat
+
+    def obs_state(self, int seat):
+        """What fastsheng.Game.observation reads from the core, in one call (it runs at every
+        decision of a Python bot): (phase, decision, to_act, level, trump (-1 while calls are
+        open), standing call (seat, trump) or None, dealer, first_hand, hand, kitty or None,
+        current trick ((seat, cards), ...), defender points, hand sizes, voids, trace length)."""
+        cdef int i, s, open_calls = self.g.phase == PH_DEAL or self.g.phase == PH_CLOSE
+        cdef object standing = None, kitty = None, current = ()
+        if open_calls and 0 <= self.g.decl.seat < 4:
+            standing = (self.g.decl.seat, decl_trump(&self.g.decl))
+        if kitty_known(&self.g, seat):
+            kitty = tuple(codes_of(self.g.kitty))
+        if self.g.phase == PH_FOLLOW:
+            current = tuple([((self.g.leader + i) & 3, tuple(codes_of(self.g.tr.plays[i])))
+                             for i in range(self.g.tr.n)])
+        done = self.g.phase == PH_DONE
+        return (
+            PHASES.get(self.g.phase, "declare"),
+            None if done else DECISIONS[self.g.pend_kind],
+            -1 if done else self.g.pend_seat,
+            self.g.level,
+            -1 if open_calls else self.g.trump,
+            standing,
+            self.g.t.dealer,
+            bool(self.g.t.first_hand),
+            tuple(codes_of(self.g.t.hands[seat])),
+            kitty,
+            current,
+            self.g.t.def_points,
+            tuple([hand_count(self.g.t.hands[s]) for s in range(4)]),
+            tuple([self.g.t.void_mask[s] for s in range(4)]),
+            self.b.trace_len,
+        )
 
     def show_options(self):
         """The shows offered: (show code, action, card codes) each."""

@@ -14,6 +14,7 @@ by the "done" action. Declaring is always offered whole.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -36,7 +37,7 @@ from fastsheng.hands import (
 from fastsheng.hands import (
     _state as _batch_state,
 )
-from fastsheng.observation import Observation, Show, TrickRecord
+from fastsheng.observation import Observation, Show, TrickRecord, make_observation
 from fastsheng.rules import Rules
 
 __all__ = ["Action", "Game"]
@@ -59,9 +60,36 @@ class Action:
         return f"{self.kind} {format_cards(list(self.cards))}".strip()
 
 
+@functools.lru_cache(maxsize=256)
+def _stream(seed: int, batch: int) -> tuple[int, ...]:
+    """Batch `batch`'s stream state (as simulate_hands seeds it), kept for the next hands of the
+    batch: a SeedSequence costs more than the rest of a Game's start."""
+    return tuple(int(x) for x in _batch_state(seed, batch))
+
+
 def _seed_state(seed: int) -> list[int]:
     ss = np.random.SeedSequence(int(seed), spawn_key=(2**32 - 1,))
     return [int(x) for x in ss.generate_state(4, np.uint64)]
+
+
+_C_BOTS: dict[str, str] = {}  # bot_action's name -> the C bot it resolves to
+_ACTION_SLOTS = (Action.kind, Action.cards, Action.id)
+_CARD_ACTIONS: dict[int, Action] = {}
+
+
+def _action(kind: str, cards: tuple[int, ...], id: int) -> Action:
+    """``Action(kind, cards, id)``, built fast (legal_actions makes many at every decision)."""
+    return _state.fill_slots(Action, _ACTION_SLOTS, (kind, cards, id))
+
+
+def _card_action(code: int, id: int) -> Action:
+    """The card-by-card Action for `code` at `id`, made once: Actions are immutable, and one
+    equal to an offered Action is as legal as it."""
+    key = id * 54 + code
+    a = _CARD_ACTIONS.get(key)
+    if a is None:
+        a = _CARD_ACTIONS[key] = Action("card", (code,), id)
+    return a
 
 
 class Game:
@@ -92,7 +120,7 @@ class Game:
             self.rules.core_fields(),
             [BOT_INDEX["expert-v1"]] * 4,
             0xF,
-            [int(x) for x in _batch_state(seed, batch)],
+            _stream(seed, batch),
             index,
             _level(level),
             batch * batch_size,
@@ -239,10 +267,10 @@ class Game:
         if not self._picked:
             whole = self._whole_plays(kind)
             if whole is not None:
-                out = [Action(kind, tuple(c), i) for i, c in enumerate(whole)]
+                out = [_action(kind, tuple(c), i) for i, c in enumerate(whole)]
                 self._offered = out
                 return out
-        out = [Action("card", (c,), i) for i, c in enumerate(self.legal_cards())]
+        out = [_card_action(c, i) for i, c in enumerate(self.legal_cards())]
         if kind == "lead" and self._picked:
             out.append(Action("done", self.picked, len(out)))
         self._offered = out
@@ -278,15 +306,15 @@ class Game:
     def apply(self, action: Action | Sequence[int]) -> None:
         """Apply an Action from ``legal_actions()`` (or ``bot_action``), or a whole play as a list
         of card codes ([] passes a call). An illegal one raises IllegalPlay naming the rule."""
-        if self.decision is None:
-            raise IllegalPlay("the hand is over")
         cached = self._bot_cache
-        if cached is not None and action is cached[1]:
+        if cached is not None and action is cached[1]:  # bot_action's, for this very state
             self._bot_cache = None
-            self._players[self.to_act].add(cached[0])
+            self._players[self._core.pending[1]].add(cached[0])
             self._picked = []
             self._commit_ready()
             return
+        if self.decision is None:
+            raise IllegalPlay("the hand is over")
         self._bot_cache = None
         offered = self._offered
         self._offered = None
@@ -328,10 +356,12 @@ class Game:
         """Card-by-card form: add one card to the play being built; a follow or burial is applied
         when it reaches its size."""
         self._offered = None
+        self._bot_cache = None  # a bot_action asked before no longer fits the picks
         self._add_card(code, checked=False)
 
     def _add_card(self, code: int, checked: bool) -> None:
-        if self.decision in (None, "declare"):
+        decision, seat = self._core.pending
+        if decision in (None, "declare"):
             raise IllegalPlay("no play is being built now (declaring is offered whole)")
         code = int(code)
         if not checked and code not in self.legal_cards():
@@ -339,16 +369,17 @@ class Game:
         self._picked.append(code)
         need = (
             8
-            if self.decision == "bury"
-            else (self._core.follow_need() if self.decision == "follow" else None)
+            if decision == "bury"
+            else (self._core.follow_need() if decision == "follow" else None)
         )
         if need is not None and len(self._picked) == need:
-            self._players[self.to_act].add("user")
-            self._commit(list(self._picked))
+            self._players[seat].add("user")
+            # every card picked could extend the picks to a legal play (legal_cards), so at
+            # its size the play is legal: no second check
+            self._commit(list(self._picked), checked=True)
 
-    def _commit(self, cards: list[int]) -> None:
-        kind = self.decision
-        seat = self.to_act
+    def _commit(self, cards: list[int], checked: bool = False) -> None:
+        kind, seat = self._core.pending
         cards = sorted(cards)
         if kind == "declare":
             if not cards:
@@ -362,7 +393,7 @@ class Game:
                     )
                 self._core.decide_show(opts.index(cards))
         else:
-            reason = self._illegal(kind, seat, cards)
+            reason = None if checked else self._illegal(kind, seat, cards)
             if reason:
                 raise IllegalPlay(reason)
             self._core.decide_cards(cards)
@@ -441,12 +472,15 @@ class Game:
     def bot_action(self, name: str = "expert") -> Action:
         """The Action the built-in bot `name` takes for the seat to act, drawing from this game's
         own bot stream exactly as the simulator would (ask once per decision)."""
-        if self.decision is None:
+        kind = self._core.pending[0]
+        if kind is None:
             raise IllegalPlay("the hand is over")
-        resolved = resolve_bot(name)
-        if resolved not in BOT_INDEX or resolved.startswith("_"):
-            raise ValueError(f"{name!r} is not a built-in C bot")
-        kind = self.decision
+        resolved = _C_BOTS.get(name)
+        if resolved is None:  # resolve once per name: this runs at every decision
+            resolved = resolve_bot(name)
+            if resolved not in BOT_INDEX or resolved.startswith("_"):
+                raise ValueError(f"{name!r} is not a built-in C bot")
+            _C_BOTS[name] = resolved
         out = self._core.bot_decision(BOT_INDEX[resolved])
         if kind == "declare":
             if out < 0:
@@ -454,7 +488,7 @@ class Game:
             else:
                 act = Action("show", tuple(self._core.show_options()[out][2]), out + 1)
         else:
-            act = Action(kind, tuple(sorted(out)), -1)
+            act = _action(kind, tuple(sorted(out)), -1)
         self._bot_cache = (resolved, act)
         return act
 
@@ -495,42 +529,50 @@ class Game:
         """What `seat` may know now (a frozen dataclass; ``.to_tensor()`` for learning)."""
         if not (isinstance(seat, (int, np.integer)) and 0 <= seat < 4):
             raise ValueError(f"seat must be 0..3, not {seat!r}")
-        self._sync_events()
-        core = self._core
+        (
+            phase,
+            decision,
+            to_act,
+            level,
+            trump,
+            standing,
+            core_dealer,
+            first_hand,
+            hand,
+            kitty,
+            current,
+            defender_points,
+            hand_sizes,
+            voids,
+            trace_len,
+        ) = self._core.obs_state(seat)  # one call: this runs at every Python bot decision
+        if trace_len > self._decoded:
+            self._sync_events()
         dealer = self._dealer
-        decision, to_act = core.pending
-        trump = core.trump
+        if dealer is None and not first_hand:
+            dealer = core_dealer  # a later hand's dealer is known before the deal
         open_calls = trump < 0
-        if dealer is None and not core.first_hand:
-            dealer = core.dealer  # a later hand's dealer is known before the deal
-        hand = tuple(core.hand(seat))
-        kitty = tuple(core.kitty()) if core.kitty_known(seat) else None
-        leader, plays = core.trick()
-        current = tuple(((leader + i) % 4, tuple(p)) for i, p in enumerate(plays))
-        standing = None
-        if open_calls and 0 <= core.standing_seat < 4:
-            standing = (core.standing_seat, core.standing_trump)
-        return Observation(
-            seat=seat,
-            phase=core.phase,
-            to_act=to_act,
-            decision=decision,
-            level=core.level,
-            dealer=dealer,
-            trump=None if open_calls else trump,
-            standing_call=standing,
-            hand=hand,
-            kitty=kitty,
-            burier=self._burier,
-            shows=self._record("_shows"),
-            tricks=self._record("_tricks"),
-            current_trick=current,
-            defender_points=core.defender_points,
-            hand_sizes=tuple(core.hand_size(s) for s in range(4)),
-            voids=tuple(core.void_mask(s) for s in range(4)),
-            eff=self._effs() if not open_calls else (),
-            picked=self.picked if seat == to_act else (),
-            _world=partial(self.sample_world, seat),
+        return make_observation(  # Observation(...), built fast: this runs at every decision
+            seat,
+            phase,
+            to_act,
+            decision,
+            level,
+            dealer,
+            None if open_calls else trump,
+            standing,
+            hand,
+            kitty,
+            self._burier,
+            self._record("_shows"),
+            self._record("_tricks"),
+            current,
+            defender_points,
+            hand_sizes,
+            voids,
+            self._effs() if not open_calls else (),
+            self.picked if seat == to_act else (),
+            partial(self.sample_world, seat),
         )
 
     def _record(self, name: str) -> tuple:

@@ -9,11 +9,14 @@ it equal observations (tests/test_game.py checks this with hypothesis).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
+
+from fastsheng._state import fill_slots
 
 __all__ = ["Observation", "Show", "TrickRecord", "TENSOR_SHAPE"]
 
@@ -92,6 +95,16 @@ class Observation:
         return _tensor(self)
 
 
+# Game.observation makes one at every decision of a Python bot: filling the slots directly gives
+# the same object as Observation(*values), several times faster (tests/test_game.py checks it)
+_SLOTS = tuple(Observation.__dict__[f.name] for f in fields(Observation))
+
+
+def make_observation(*values: Any) -> Observation:
+    """``Observation(*values)`` (every field, `_world` included, in order), built fast."""
+    return fill_slots(Observation, _SLOTS, values)
+
+
 N_PLANES = 20
 TENSOR_SHAPE = (N_PLANES + 1, 54)
 _PHASES = ("declare", "bury", "chaodi", "play", "done")
@@ -101,37 +114,45 @@ for _c in range(52):
     _POINTS[_c] = {3: 0.5, 8: 1.0, 11: 1.0}.get(_c % 13, 0.0)
 
 
-def _add(plane: np.ndarray, cards) -> None:
-    for c in cards:
-        plane[c] += 0.5
+@functools.lru_cache(maxsize=16)
+def _trump_plane(eff: tuple[int, ...]) -> np.ndarray:
+    """1 for the trump codes (one hand's observations share its `eff`)."""
+    return (np.array(eff, np.int8) == 4).astype(np.float32)
 
 
 def _tensor(o: Observation) -> np.ndarray:
-    x = np.zeros(TENSOR_SHAPE, np.float32)
-    rel = [(o.seat + k) % 4 for k in range(4)]
-    _add(x[0], o.hand)
-    played = [[] for _ in range(4)]
+    # every card copy becomes one flat index plane * 54 + code, counted at once by bincount
+    # (a loop of per-card adds costs several times more; the environment calls this every step)
+    rel = {(o.seat + k) % 4: k for k in range(4)}
+    idx = list(o.hand)
+    played: list[list[int]] = [[], [], [], []]
     for t in o.tricks:
         for i, p in enumerate(t.plays):
             played[(t.leader + i) % 4].extend(p)
-    shown_left = [[] for _ in range(4)]
+    shown_left: list[list[int]] = [[], [], [], []]
     for s in o.shows:
         shown_left[s.seat] = list(s.cards) if len(s.cards) >= len(shown_left[s.seat]) else []
-    for k, s in enumerate(rel):
-        _add(x[1 + k], played[s])
-    for seat, cards in o.current_trick:
-        _add(x[5 + rel.index(seat)], cards)
-    if o.kitty:
-        _add(x[9], o.kitty)
-    for k, s in enumerate(rel):
-        left = list(shown_left[s])
+    for s, k in rel.items():
+        off = (1 + k) * 54
+        idx.extend([off + c for c in played[s]])
+        left = shown_left[s]
         for c in played[s]:
             if c in left:
                 left.remove(c)
-        _add(x[10 + k], left)
-    x[14] = np.array([e == 4 for e in o.eff], np.float32) if o.trump is not None else 0
+        off = (10 + k) * 54
+        idx.extend([off + c for c in left])
+    for seat, cards in o.current_trick:
+        off = (5 + rel[seat]) * 54
+        idx.extend([off + c for c in cards])
+    if o.kitty:
+        idx.extend([9 * 54 + c for c in o.kitty])
+    idx.extend([16 * 54 + c for c in o.picked])
+    x = np.bincount(np.array(idx, np.intp), minlength=TENSOR_SHAPE[0] * 54).astype(np.float32)
+    x *= 0.5
+    x = x.reshape(TENSOR_SHAPE)
+    if o.trump is not None:
+        x[14] = _trump_plane(o.eff)
     x[15] = _POINTS
-    _add(x[16], o.picked)
     sc = x[N_PLANES]
     sc[_PHASES.index(o.phase)] = 1
     if o.decision:
@@ -141,8 +162,8 @@ def _tensor(o: Observation) -> np.ndarray:
     sc[13] = o.level / 12
     sc[14] = o.defender_points / 200
     sc[15] = len(o.tricks) / 25
-    for k, s in enumerate(rel):
+    for s, k in rel.items():
         sc[16 + k] = o.hand_sizes[s] / 33
-        for e in range(5):
-            sc[20 + 5 * k + e] = o.voids[s] >> e & 1
+        v = o.voids[s]
+        sc[20 + 5 * k : 25 + 5 * k] = [v & 1, v >> 1 & 1, v >> 2 & 1, v >> 3 & 1, v >> 4 & 1]
     return x
