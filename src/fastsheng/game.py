@@ -14,10 +14,9 @@ by the "done" action. Declaring is always offered whole.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -60,7 +59,7 @@ class Action:
         return f"{self.kind} {format_cards(list(self.cards))}".strip()
 
 
-@functools.lru_cache(maxsize=256)
+@lru_cache(maxsize=256)
 def _stream(seed: int, batch: int) -> tuple[int, ...]:
     """Batch `batch`'s stream state (as simulate_hands seeds it), kept for the next hands of the
     batch: a SeedSequence costs more than the rest of a Game's start."""

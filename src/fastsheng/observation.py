@@ -9,9 +9,9 @@ it equal observations (tests/test_game.py checks this with hypothesis).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -114,7 +114,7 @@ for _c in range(52):
     _POINTS[_c] = {3: 0.5, 8: 1.0, 11: 1.0}.get(_c % 13, 0.0)
 
 
-@functools.lru_cache(maxsize=16)
+@lru_cache(maxsize=16)
 def _trump_plane(eff: tuple[int, ...]) -> np.ndarray:
     """1 for the trump codes (one hand's observations share its `eff`)."""
     return (np.array(eff, np.int8) == 4).astype(np.float32)
