@@ -120,7 +120,7 @@ def test_python_random_bot_hands_per_second(benchmark, rules):
     )
     print(
         f"\npy-random at four seats: {py:,.0f} hands/s on one core (target {PY_RANDOM_TARGET}); "
-        f"calibration {calib:,.0f}/s, ratio {ratio:.3f} (target {TARGET_RATIO:.3f}, i.e. "
+        f"calibration {calib:,.0f}/s, ratio {ratio:.4f} (target {TARGET_RATIO:.4f}, i.e. "
         f"{ratio * CALIBRATION_RATE:,.0f} hands/s at the reference machine's Python speed)"
     )
     assert ratio >= TARGET_RATIO * SLACK, (py, calib)
