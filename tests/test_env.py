@@ -13,6 +13,7 @@ from fastsheng.env import AGENTS, DONE, N_ACTIONS, PASS, SHOW, action_name, env,
 from fastsheng.game import Game
 from fastsheng.hands import simulate_hands
 from fastsheng.observation import TENSOR_SHAPE
+from fastsheng.rules import list_presets
 
 # PettingZoo's api_test warns about any dict observation, its own card games' included
 pytestmark = [
@@ -24,6 +25,21 @@ pytestmark = [
 @pytest.mark.parametrize("preset", ["standard", "super", "classic"])
 def test_pettingzoo_api_test(preset):
     api_test(env(rules=preset, seed=3, level="random"), num_cycles=1000)
+
+
+def test_observations_stay_in_their_space_on_every_preset():
+    """The tensor's values stay in [0, 1] and masks are 0/1 under every rule set."""
+    rng = np.random.default_rng(0)
+    for preset in list_presets():
+        e = env(rules=preset, seed=1, level="random")
+        e.reset(seed=1)
+        space = e.observation_space("player_0")
+
+        def policy(e, obs, space=space, preset=preset):
+            assert space.contains(obs), preset
+            return [int(rng.choice(np.flatnonzero(obs["action_mask"])))]
+
+        play_episode(e, policy)
 
 
 def test_pettingzoo_seed_test():
