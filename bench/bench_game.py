@@ -1,7 +1,7 @@
 """The step API's speed (docs/game.md), as ratios measured in one run (issue 8's targets):
 
-(a) the built-in bots through the step API (``g.apply(g.bot_action("expert"))`` until the hand is
-    done) >= 5% of ``simulate_hands``' hands/s with the same bots;
+(a) the built-in bots through the step API (``g.apply(g.bot_action(bot))`` until the hand is
+    done) >= 5% of ``simulate_hands``' hands/s with the same bots, for random, basic and expert;
 (b) a Python random bot at four seats (``fastsheng.agents.RandomBot`` through ``act(observation,
     legal_actions)``, as ``simulate_hands(..., "py-random")`` plays it) >= 500 hands/s on one
     core. That hand is Python work, so it is gated against a fixed pure-Python workload timed in
@@ -55,15 +55,21 @@ def _interleaved(a, na: int, b, nb: int, rounds: int = 3) -> tuple[float, float]
     return best_a, best_b
 
 
-def _step_expert(n: int) -> None:
-    for k in range(n):
-        g = Game("standard", seed=1, hand_id=k)
-        while g.phase != "done":
-            g.apply(g.bot_action("expert"))
+def _step(bot: str):
+    def run(n: int) -> None:
+        for k in range(n):
+            g = Game("standard", seed=1, hand_id=k)
+            while g.phase != "done":
+                g.apply(g.bot_action(bot))
+
+    return run
 
 
-def _simulate_expert(n: int) -> None:
-    simulate_hands("standard", "expert", seed=1, n=n)
+def _simulate(bot: str):
+    def run(n: int) -> None:
+        simulate_hands("standard", bot, seed=1, n=n)
+
+    return run
 
 
 def _py_random(n: int) -> None:
@@ -91,21 +97,23 @@ def _calibration(n: int) -> None:
         assert total >= 25
 
 
-def test_step_api_expert_share_of_simulate_hands(benchmark):
-    """(a) The step API driving the built-in expert bot, against simulate_hands."""
-    _step_expert(20)
-    _simulate_expert(2000)  # warm up both
-    sim, step = _interleaved(_simulate_expert, 20_000, _step_expert, 1_000)
-    benchmark.pedantic(_step_expert, args=(200,), rounds=1, iterations=1)
-    share = step / sim
+@pytest.mark.parametrize("bot", ["random", "basic", "expert"])
+def test_step_api_share_of_simulate_hands(benchmark, bot):
+    """(a) The step API driving a built-in bot at four seats, against simulate_hands."""
+    step, simulate = _step(bot), _simulate(bot)
+    step(20)
+    simulate(2000)  # warm up both
+    sim, stepped = _interleaved(simulate, 20_000, step, 1_000)
+    benchmark.pedantic(step, args=(200,), rounds=1, iterations=1)
+    share = stepped / sim
     benchmark.extra_info.update(
-        {"step_hands_per_s": round(step), "sim_hands_per_s": round(sim), "share": share}
+        {"step_hands_per_s": round(stepped), "sim_hands_per_s": round(sim), "share": share}
     )
     print(
-        f"\nexpert: step API {step:,.0f} hands/s, simulate_hands {sim:,.0f} hands/s: "
+        f"\n{bot}: step API {stepped:,.0f} hands/s, simulate_hands {sim:,.0f} hands/s: "
         f"{share:.1%} (target >= {STEP_SHARE:.0%})"
     )
-    assert share >= STEP_SHARE * SLACK, (step, sim)
+    assert share >= STEP_SHARE * SLACK, (stepped, sim)
 
 
 @pytest.mark.parametrize("rules", ["standard"])

@@ -71,7 +71,7 @@ def _seed_state(seed: int) -> list[int]:
     return [int(x) for x in ss.generate_state(4, np.uint64)]
 
 
-_C_BOTS: dict[str, str] = {}  # bot_action's name -> the C bot it resolves to
+_C_BOTS: dict[str, tuple[str, int]] = {}  # bot_action's name -> (the C bot, its index)
 _ACTION_SLOTS = (Action.kind, Action.cards, Action.id)
 _CARD_ACTIONS: dict[int, Action] = {}
 
@@ -474,20 +474,21 @@ class Game:
         kind = self._core.pending[0]
         if kind is None:
             raise IllegalPlay("the hand is over")
-        resolved = _C_BOTS.get(name)
-        if resolved is None:  # resolve once per name: this runs at every decision
+        bot = _C_BOTS.get(name)
+        if bot is None:  # resolve once per name: this runs at every decision
             resolved = resolve_bot(name)
             if resolved not in BOT_INDEX or resolved.startswith("_"):
                 raise ValueError(f"{name!r} is not a built-in C bot")
-            _C_BOTS[name] = resolved
-        out = self._core.bot_decision(BOT_INDEX[resolved])
+            bot = _C_BOTS[name] = (resolved, BOT_INDEX[resolved])
+        resolved, index = bot
+        out = self._core.bot_decision(index)
         if kind == "declare":
             if out < 0:
                 act = Action("pass", (), 0)
             else:
                 act = Action("show", tuple(self._core.show_options()[out][2]), out + 1)
         else:
-            act = _action(kind, tuple(sorted(out)), -1)
+            act = _action(kind, tuple(out), -1)  # the core lists codes in ascending order
         self._bot_cache = (resolved, act)
         return act
 
