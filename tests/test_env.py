@@ -9,7 +9,17 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from fastsheng import IllegalPlay
-from fastsheng.env import AGENTS, DONE, N_ACTIONS, PASS, SHOW, action_name, env, show_code
+from fastsheng.env import (
+    AGENTS,
+    DONE,
+    N_ACTIONS,
+    PASS,
+    SHOW,
+    action_name,
+    env,
+    raw_env,
+    show_code,
+)
 from fastsheng.game import Game
 from fastsheng.hands import simulate_hands
 from fastsheng.observation import TENSOR_SHAPE
@@ -25,6 +35,10 @@ pytestmark = [
 @pytest.mark.parametrize("preset", ["standard", "super", "classic"])
 def test_pettingzoo_api_test(preset):
     api_test(env(rules=preset, seed=3, level="random"), num_cycles=1000)
+
+
+def test_pettingzoo_api_test_without_wrappers():
+    api_test(raw_env(rules="super", seed=4, level="random"), num_cycles=1000)
 
 
 def test_observations_stay_in_their_space_on_every_preset():
@@ -171,6 +185,11 @@ def test_illegal_action_is_refused_with_its_name():
     bad = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(IllegalPlay, match="not legal"):
         e.step(bad)
+    raw = raw_env(seed=0)  # without PettingZoo's wrappers: the range is still checked
+    raw.reset()
+    for out_of_range in (-1, N_ACTIONS):
+        with pytest.raises(ValueError, match="not in 0"):
+            raw.step(out_of_range)
 
 
 def test_action_names_and_show_codes():

@@ -169,6 +169,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
 
     def _play(self, action: int) -> None:
         g = self.game
+        if not 0 <= action < N_ACTIONS:  # raw_env has no bounds wrapper; -1 must not wrap around
+            raise ValueError(f"action {action} is not in 0..{N_ACTIONS - 1}")
         if not self._legal_mask()[action]:
             raise IllegalPlay(
                 f"{action_name(action)} (action {action}) is not legal for seat {g.to_act} now "
