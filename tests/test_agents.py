@@ -30,8 +30,9 @@ def test_a_python_seat_playing_as_expert_reproduces_the_c_rows():
     m1 = simulate_matches("standard", py, seed=2, n=3, hands=True)
     m2 = simulate_matches("standard", "expert", seed=2, n=3, hands=True)
     assert m1["hands"].drop_columns(["bots"]).equals(m2["hands"].drop_columns(["bots"]))
-    assert a["hands"].column("bots")[0].as_py() == "expert-v1,userbots.simple:AsExpert," + (
-        "expert-v1,expert-v1"
+    expert = fs.bots.resolve_bot("expert")  # the version that played is recorded
+    assert a["hands"].column("bots")[0].as_py() == f"{expert},userbots.simple:AsExpert," + (
+        f"{expert},{expert}"
     )
 
 

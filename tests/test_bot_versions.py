@@ -1,9 +1,9 @@
-"""Frozen bots: `basic-v1` and `expert-v1` play exactly as the day they were frozen.
+"""Frozen bots: `basic-v1`, `expert-v1` and `expert-v2` play exactly as the day they were frozen.
 
 A published dataset names its bots by version (run.json and the `bots` column record the resolved
 name), so its hands must stay reproducible forever. The digests below were computed from the code
-of that day; any change to what a v1 bot does changes a digest. Never update a v1 digest: add a new
-version (`expert-v2`, ...) instead and point the unversioned name at it.
+of that day; any change to what a frozen bot does changes a digest. Never update a frozen digest:
+add a new version (`expert-v3`, ...) instead and point the unversioned name at it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from fastsheng.rules import list_presets
 
 # SHA-256 of the play columns (all but `bots` and the deal-description columns below) of the hands
 # and tricks tables (cards included) of 150 hands at random levels, seed 20261201, per preset:
-# each frozen bot on all four seats, and the two against each other (expert-v1 at seats 0/2).
+# each frozen bot on all four seats, and against another version (the first named at seats 0/2).
 # The deal-description columns describe the cards, not the bots' play: they were redefined (deal
 # features under the final trump) or added (burier, final_caller, levels_climbed) after the freeze,
 # with every play column checked identical before and after.
@@ -68,6 +68,32 @@ FROZEN = {
         "jifen": "5010bdfebead574bd3e718fe1a5e390643137660c2b9b8e677c61ad34205ba41",
         "duiju": "d772df499ca488604389490db762030fe7e3f5f6bcb64c88bbff621322f751ba",
     },
+    "expert-v2": {
+        "standard": "da81afa96525e2f8ecfbbbbaf1f86787494e57eae133605a7d42f79d99ce8779",
+        "super": "a1b2498495e6e77454c820cc6bc39ad42d658faa783e921462d3e6d7fc02241d",
+        "classic": "f5b194a839b625bc529c323e322d8a3f76abae1755defbe8e24d3ac630e4f1bf",
+        "twenty": "e701bab9380f2dbbc732b5c819c5657153fa9fac1eff22946d128642e1dc3a6e",
+        "renda": "c947722db65149ed9b38e76879a380ceb047e8f2b6c26c4f5b5a238cc2773008",
+        "tournament": "a62229bd1e057938c0c5102b08c501ac48b42be6ce759e646c3df79f07b678b9",
+        "jokerbid": "0addd0114387743ed23e5155403f2478b6110956b0f73d05c2f434b3cf0be61a",
+        "huayun": "635e198b321c84e0f539cbaf5510a84dce9d73d377a311ec95978711af0971a2",
+        "yingchun": "ef63c01b71bd7e6261a2190386dafe9c1f14e774cf508ccdaad1f3fa7f716702",
+        "jifen": "0c13b22832560a779c1b091a18388c1303395c9b68c6ae93f1f73fc90afe0681",
+        "duiju": "ee7364b780c022465a384b60d0ec816c44aa327bf0c7957fa4ba984f114e8ea2",
+    },
+    "expert-v2,expert-v1": {
+        "standard": "39304ee943c64158cc694dc3a1123b262ce54f1105199f250129962b97d9cf5e",
+        "super": "eaf1f41f3e5e9f102725518387bd159cb1d3e900afc6db53e096b502a7ce3c08",
+        "classic": "e01a62e2966f96f781f9099d616e83d104cf899de5af891b2c88e384ad69405e",
+        "twenty": "b257963b5bdf2d3d166124fd9ca9c98b4b74f50a0c7d5021054a705bda8a6626",
+        "renda": "d7eff40fab21b2a9d240b76ea95e285725864c15593b4b367220abfe03d6ae46",
+        "tournament": "8a37b98cc957e4a1a772563d3b2d979472c01a18da14c09233f264f73e85bb88",
+        "jokerbid": "555b3769509f84a8c961ae018bfa1c03fc8f0edebb0fd4a790bfc6423a3dc409",
+        "huayun": "45894ac34e546a287293e81994e9a4caebceca664e5f971596793b49407a3fc0",
+        "yingchun": "fd4181a2085f9fc5709258a851e11f682cec99c537e85493797ef095382800e3",
+        "jifen": "35fac315201d5706894aced0e72653c66b19d2021a444aeb7c7480bcfa7faaa3",
+        "duiju": "a60a4e6c6cc11184ab7229d9d85acdab21377845eb53f9db08d4e34079404211",
+    },
 }
 
 
@@ -75,6 +101,8 @@ LINEUPS = {
     "basic-v1": "basic-v1",
     "expert-v1": "expert-v1",
     "expert-v1,basic-v1": ("expert-v1", "basic-v1", "expert-v1", "basic-v1"),
+    "expert-v2": "expert-v2",
+    "expert-v2,expert-v1": ("expert-v2", "expert-v1", "expert-v2", "expert-v1"),
 }
 
 

@@ -42,12 +42,18 @@ def paired(x: str, y: str, n: int, seed: int = 2024, rules: str = "standard"):
 
 
 @pytest.mark.parametrize(
-    "x,y", [("expert-v1", "basic-v1"), ("basic-v1", "random"), ("expert", "random")]
+    "x,y",
+    [
+        ("expert-v1", "basic-v1"),
+        ("basic-v1", "random"),
+        ("expert", "random"),
+        ("expert", "expert-v1"),
+    ],
 )
 def test_stronger_bot_gains_levels(x, y):
     mean, lo, hi, won = paired(x, y, N_PAIRED)
     assert lo > 0, (x, y, mean, lo, hi)
-    if x == "expert":
+    if (x, y) == ("expert", "random"):
         assert won >= 0.95, won
 
 
@@ -90,3 +96,13 @@ def test_matches_expert_vs_random():
         "matches"
     ].to_pandas()
     assert (m["winner"] == "team0").mean() >= 0.9
+
+
+@pytest.mark.slow
+def test_expert_gains_a_tenth_of_a_level_per_hand_over_expert_v1():
+    """The gate of the newest expert (docs/bots.md, issue 9's target): over 100,000 paired deals
+    (a seed its decisions were not tuned on), the 95% interval of its net levels per hand
+    against expert-v1 lies above +0.08. About 10 s on one core."""
+    mean, lo, hi, won = paired("expert", "expert-v1", 100_000, seed=99)
+    assert lo >= 0.08, (mean, lo, hi)
+    assert mean >= 0.10, (mean, lo, hi)

@@ -17,7 +17,7 @@ from fastsheng.rules import get_rules, list_presets
 
 
 def test_bots_tuple():
-    assert H.BOTS == ("random", "basic", "expert", "basic-v1", "expert-v1")
+    assert H.BOTS == ("random", "basic", "expert", "basic-v1", "expert-v1", "expert-v2")
 
 
 def test_unknown_bot_is_named():

@@ -1,10 +1,13 @@
 # cython: language_level=3
 """The heuristic bots of fastsheng (docs/bots.md), in C without the GIL.
 
-Three public bots: ``random`` (uniformly random leads of one unit, random legal follows, random
-calls and burial), ``basic`` (a casual player's habits) and ``expert`` (``basic`` plus memory of
-every card played, inferred voids, safe throws, trump management, kitty play and strength-based
-calling). A private test bot ``_chaos`` leads random subsets of a suit (often failing throws) so
+The public bots: ``random`` (uniformly random leads of one unit, random legal follows, random
+calls and burial), ``basic-v1`` (a casual player's habits), ``expert-v1`` (``basic`` plus memory
+of every card played, inferred voids, safe throws, trump management, kitty play and
+strength-based calling) and ``expert-v2`` (expert-v1 with counted voids, the lead kept, low pairs
+led, no top trumps on empty tricks, the kitty as a system and an earlier call: the section at
+the end of this file). Versions are frozen (fastsheng.bots, tests/test_bot_versions.py): a new
+behaviour is a new version, never an edit of a frozen one. A private test bot ``_chaos`` leads random subsets of a suit (often failing throws) so
 that the tests exercise every throw rule.
 
 Plays are built, not enumerated: `build_follow` takes a preference per card code (lower =
@@ -650,6 +653,8 @@ cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil:
         return lead_chaos(t, seat)
     if bot == BOT_EXPERT:
         return lead_expert(t, seat)
+    if bot == BOT_EXPERT2:
+        return lead_v2(t, seat)
     return lead_basic(t, seat)
 
 
@@ -697,6 +702,8 @@ cdef hand_t bot_follow(table_t* t, int seat, const trick_t* tr) noexcept nogil:
         return build_follow(&t.ctx, &tr.shape, t.hands[seat], pri)
     if bot == BOT_EXPERT:
         return follow_expert(t, seat, tr)
+    if bot == BOT_EXPERT2:
+        return follow_v2(t, seat, tr)
     return follow_basic(t, seat, tr)
 
 
@@ -942,6 +949,8 @@ cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil:
         return out
     if t.bots[seat] == BOT_EXPERT:
         return bury_expert(t, seat, hand)
+    if t.bots[seat] == BOT_EXPERT2:
+        return bury_v2(t, seat, hand)
     for e in range(5):
         slen[e] = hand_count(hand_mask(hand, c.suit_bb[e]))
     bits = hand.one
@@ -1025,6 +1034,8 @@ cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
         return -1
     if bot == BOT_EXPERT:
         return declare_expert(t, seat, options, n, dealt, standing_seat, after_burial)
+    if bot == BOT_EXPERT2:
+        return declare_v2(t, seat, options, n, dealt, standing_seat, after_burial)
     # basic: the longest suit, reinforce own calls, never overcall the partner
     if standing_seat >= 0 and standing_seat != seat and partner_of(seat) == standing_seat:
         return -1
@@ -1049,5 +1060,332 @@ cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
             need = 0            # the last round: call anything rather than nothing
         if L >= need and L > best_len:
             best_len = L
+            best = i
+    return best
+
+
+# =============================================================================================
+# expert-v2: expert-v1 plus counting, the lead kept, pairs led below the top, no top trumps on
+# empty tricks, the kitty as a system and an earlier call (docs/bots.md, "expert-v2").
+#
+# Its own functions, so the frozen expert-v1 above never changes. Every decision that differs
+# from v1 is named (the `V2:` comments) and says why a strong player makes it; each was measured
+# on paired deals against expert-v1 and kept only when it won (analysis/paired_bots.py).
+# =============================================================================================
+
+cdef inline bint ruff_risk_v2(const table_t* t, int seat, int e, hand_t unseen,
+                              int first_after, int nafter) noexcept nogil:
+    """V2 counting voids: could an opponent among the next `nafter` seats trump suit e? A void
+    is known when shown, and inferred for everyone when no card of e is left outside our hand
+    (the unseen set is exact): a strong player counts the suit and does not cash a 'sure'
+    winner into a ruff."""
+    cdef int i, s
+    cdef bint all_void
+    if e == TRUMP or hand_mask(unseen, t.ctx.suit_bb[TRUMP]).one == 0:
+        return False
+    all_void = hand_mask(unseen, t.ctx.suit_bb[e]).one == 0
+    for i in range(nafter):
+        s = (first_after + i) & 3
+        if (s & 1) == (seat & 1) or (t.void_mask[s] >> TRUMP) & 1:
+            continue
+        if all_void or (t.void_mask[s] >> e) & 1:
+            return True
+    return False
+
+
+cdef hand_t top_leads_v2(table_t* t, int seat, hand_t h, hand_t unseen) noexcept nogil:
+    """V2 keep the lead: a side tractor, an ace pair, else an ace of the longest suit, each in a
+    suit no opponent can ruff. Cashing a top card keeps the initiative; a low lead hands it to
+    the opponents, who then lead their own winners (measured: the largest single gain)."""
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t he, out = hand_empty()
+    cdef int e, top, cnt, best_cnt = -1, best_e = -1
+    if popcount(h.two & ~c.suit_bb[TRUMP]) >= 2:
+        out = best_side_tractor(c, h)
+        if out.one and not ruff_risk_v2(t, seat, eff_of(c, out), unseen, seat + 1, 3):
+            return out
+        out = hand_empty()
+    for e in range(4):
+        he = hand_mask(h, c.suit_bb[e])
+        if he.one == 0 or ruff_risk_v2(t, seat, e, unseen, seat + 1, 3):
+            continue
+        top = c.nkeys[e] - 1
+        if he.two & c.key_bb[e][top]:
+            out.one = he.two & c.key_bb[e][top]
+            out.one &= ~out.one + 1
+            out.two = out.one
+            return out
+        if he.one & c.key_bb[e][top]:
+            cnt = hand_count(he)
+            if cnt > best_cnt:
+                best_cnt = cnt
+                best_e = e
+    if best_e >= 0:
+        out.one = h.one & c.key_bb[best_e][c.nkeys[best_e] - 1]
+        out.one &= ~out.one + 1
+    return out
+
+
+cdef hand_t low_pair_lead_v2(table_t* t, int seat, hand_t h, hand_t unseen) noexcept nogil:
+    """V2 pairs below the top: the lowest side pair (below the ace) of a suit nobody can ruff.
+    A strong player leads a low pair rather than a single broken off it: the opponents must
+    answer with a pair or break theirs, the pair's partner card is not wasted, and the pair
+    often holds the trick (pair leads are rarely beaten)."""
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t out = hand_empty()
+    cdef int e, code, best = -1, best_key = 99
+    cdef u64 bits
+    for e in range(4):
+        bits = h.two & c.suit_bb[e]
+        if bits == 0 or ruff_risk_v2(t, seat, e, unseen, seat + 1, 3):
+            continue
+        while bits:
+            code = lsb(bits)
+            bits &= bits - 1
+            if c.key[code] < c.nkeys[e] - 1 and c.key[code] < best_key:
+                best_key = c.key[code]
+                best = code
+    if best >= 0:
+        out.one = (<u64>1) << best
+        out.two = out.one
+    return out
+
+
+cdef hand_t draw_trumps_v2(table_t* t, int seat, hand_t h, hand_t unseen) noexcept nogil:
+    """V2 drawing trump with a purpose: the dealer side, long in trump (4+ and 40% of its
+    hand), draws with a sure trump pair or a sure trump only. Leading a low trump to draw gives
+    the lead and a trump trick away for nothing (measured: a large loss in v1)."""
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t ht = hand_mask(h, c.suit_bb[TRUMP]), sf, out = hand_empty()
+    cdef int nt = hand_count(ht), n = hand_count(h)
+    cdef int pri[54]
+    if (seat & 1) != (t.dealer & 1) or nt < 4 or nt * 5 < n * 2:
+        return out
+    sf = safe_set(c, TRUMP, h, unseen)
+    if sf.one == 0:
+        return out
+    pri_dump_t(t, ht, pri)
+    if sf.two:
+        out.one = (<u64>1) << pick_min(sf.two, pri)
+        out.two = out.one
+    else:
+        out.one = (<u64>1) << pick_min(sf.one, pri)
+    return out
+
+
+cdef hand_t lead_v2(table_t* t, int seat) noexcept nogil:
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t h = t.hands[seat], unseen = unseen_of(t, seat), he, sf, best = hand_empty()
+    cdef hand_t out = hand_empty()
+    cdef int e, score, best_score = -1, n = hand_count(h), nt, partner = partner_of(seat)
+    cdef int pri[54]
+    cdef int unseen_trumps = hand_count(hand_mask(unseen, c.suit_bb[TRUMP]))
+    # sure winners of the side suits, thrown together when there are several (as v1, with
+    # counted voids)
+    for e in range(4):
+        he = hand_mask(h, c.suit_bb[e])
+        if he.one == 0:
+            continue
+        sf = safe_set(c, e, h, unseen)
+        if sf.one == 0 or ruff_risk_v2(t, seat, e, unseen, seat + 1, 3):
+            continue
+        score = 10 * hand_count(sf) + hand_points(c, sf)
+        if score > best_score:
+            best_score = score
+            best = sf
+    if best.one:
+        return best
+    nt = hand_count(hand_mask(h, c.suit_bb[TRUMP]))
+    if nt:
+        sf = safe_set(c, TRUMP, h, unseen)
+        if sf.one and (unseen_trumps == 0 or nt == n):
+            return sf       # every trump left is ours, or nothing else: cash them
+        if unseen_trumps > 0:
+            out = draw_trumps_v2(t, seat, h, unseen)
+            if out.one:
+                return out
+    # a suit the partner can trump (as v1, with counted voids)
+    if not (t.void_mask[partner] >> TRUMP) & 1 and unseen_trumps > 0:
+        for e in range(4):
+            he = hand_mask(h, c.suit_bb[e])
+            if he.one and (t.void_mask[partner] >> e) & 1 and \
+                    not ruff_risk_v2(t, seat, e, unseen, seat + 1, 1):
+                pri_dump_t(t, he, pri)
+                out.one = (<u64>1) << pick_min(he.one, pri)
+                return out
+    out = top_leads_v2(t, seat, h, unseen)
+    if out.one:
+        return out
+    out = low_pair_lead_v2(t, seat, h, unseen)
+    if out.one:
+        return out
+    return lead_basic(t, seat)
+
+
+cdef hand_t follow_v2(table_t* t, int seat, const trick_t* tr) noexcept nogil:
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t h = t.hands[seat], play, hp, unseen = unseen_of(t, seat)
+    cdef int pri[54]
+    cdef int slen[5]
+    cdef int w = tr.win
+    cdef int wseat = (tr.leader + w) & 3
+    cdef int pts = trick_pts(c, tr)
+    cdef int e = tr.shape.eff, nafter = 3 - tr.n, thr, code, k
+    cdef bint partner_wins = wseat == partner_of(seat)
+    cdef bint strong, ruffing
+    cdef u64 bits
+    hp = hand_mask(h, c.suit_bb[e])
+    ruffing = hp.one == 0
+    if hand_count(hp) < tr.shape.ncards:
+        hp = h
+    if partner_wins:
+        # point flow (as v1, with counted voids): feed points when the partner surely wins
+        strong = nafter == 0
+        if not strong:
+            if tr.win_eff == e:
+                strong = threat_of(c, &tr.shape, e, unseen) <= tr.win_str and \
+                    not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter)
+            else:   # the partner trumped
+                strong = threat_of(c, &tr.shape, TRUMP, unseen) <= tr.win_str or \
+                    not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter)
+        if strong:
+            pri_feed_t(t, hp, pri)
+        else:
+            pri_dump_t(t, hp, pri)
+            if pts >= 10 and not ruffing and hand_count(hand_mask(h, c.suit_bb[e])) >= \
+                    tr.shape.ncards and not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter):
+                # points at stake and the partner may be overtaken: take over with a sure winner
+                play = try_win_thr(c, tr, h, pri, False, threat_of(c, &tr.shape, e, unseen))
+                if play.one:
+                    return play
+        return build_follow(c, &tr.shape, h, pri)
+    pri_dump_t(t, hp, pri)
+    if hand_count(h) <= 15 and (seat & 1) != (t.dealer & 1):
+        # V2 the kitty as a system: defenders keep their trump pairs from mid-hand on, so the
+        # last trick can be won with a pair (the kitty counts 4x instead of 2x); v1 started
+        # only in its last 6 cards, too late to keep them
+        bits = hp.two & c.suit_bb[TRUMP]
+        while bits:
+            code = lsb(bits)
+            bits &= bits - 1
+            pri[code] += 60
+    # an opponent is winning: a sure win when it is worth its cost, else a cheap one
+    if nafter > 0:
+        thr = threat_of(c, &tr.shape, TRUMP if ruffing else e, unseen)
+        if ruffing or not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter):
+            play = try_win_thr(c, tr, h, pri, ruffing and pts >= 5, thr)
+            # V2 no top trumps on empty tricks: a sure win over a trump lead costs a top trump
+            # (a joker), worth it only with points on the trick; a sure ruff (over every trump
+            # unseen) only from 10 points. v1 spent jokers on 0-point tricks and contested
+            # every trick of its last 6 cards, which measured as a loss
+            if play.one and (pts >= 10 if ruffing else (pts > 0 or e != TRUMP)):
+                return play
+    if pts >= 5 or nafter == 0:
+        play = try_win_thr(c, tr, h, pri, pts >= 5, -1)
+        if play.one:
+            return play
+    if hp.one == h.one:
+        # filling: discard from the shortest side suits (to make voids), low cards first
+        for k in range(5):
+            slen[k] = hand_count(hand_mask(h, c.suit_bb[k]))
+        bits = h.one
+        while bits:
+            code = lsb(bits)
+            bits &= bits - 1
+            if c.eff[code] != TRUMP and c.eff[code] != e:
+                pri[code] += 3 * slen[c.eff[code]]
+    return build_follow(c, &tr.shape, h, pri)
+
+
+cdef hand_t bury_v2(table_t* t, int seat, hand_t hand) noexcept nogil:
+    """Make voids: bury whole short side suits without aces, pairs or many points, then the
+    cheapest cards (as v1), with the kitty as a system (below)."""
+    cdef const ctx_t* c = &t.ctx
+    cdef int pri[54]
+    cdef int slen[5]
+    cdef int order[4]
+    cdef int e, i, j, code, left = 8, tmp, point_cost = 15
+    cdef u64 bits
+    cdef hand_t out = hand_empty(), pool = hand, he
+    for e in range(5):
+        slen[e] = hand_count(hand_mask(hand, c.suit_bb[e]))
+    if slen[TRUMP] >= 10:
+        # V2 bury the points you cannot protect: with 10+ trumps the dealer side usually
+        # controls the last trick, so a side 10 or K is safer in the kitty than in a hand where
+        # it would be caught (v1 always kept its points out of the kitty)
+        point_cost = 0
+    bits = hand.one
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        e = c.eff[code]
+        pri[code] = t.kv[code] + (12 if (hand.two >> code) & 1 else 0) + \
+            point_cost * card_pts(code) + 8 * slen[e]
+    for e in range(4):
+        order[e] = e
+    for i in range(4):
+        for j in range(i + 1, 4):
+            if slen[order[j]] < slen[order[i]]:
+                tmp = order[i]
+                order[i] = order[j]
+                order[j] = tmp
+    for i in range(4):
+        e = order[i]
+        he = hand_mask(hand, c.suit_bb[e])
+        if slen[e] == 0 or slen[e] > left or he.two or \
+                he.one & c.key_bb[e][c.nkeys[e] - 1] or hand_points(c, he) > 10:
+            continue
+        bits = he.one
+        while bits:
+            code = lsb(bits)
+            bits &= bits - 1
+            pri[code] -= 100000
+        left -= slen[e]
+    take_cards(&pool, &out, 8, pri)
+    return out
+
+
+cdef int declare_v2(table_t* t, int seat, const int* options, int n, int dealt,
+                    int standing_seat, int after_burial) noexcept nogil:
+    """declare_expert with an earlier call. V2 call early: in hands mode the side that names
+    trump wins far more often (dealer side: 46% with its own trump, 29% with the defenders'),
+    so a strong player calls once its best suit holds about 10% of its cards (v1: 15%)."""
+    cdef hand_t h = t.hands[seat]
+    cdef int i, denom, s, best = -1, best_score = -BIG, score, need, maxlen = 0, aces = 0
+    cdef int sc[4]
+    cdef bint pair
+    cdef u64 m
+    for s in range(4):
+        m = (((<u64>1) << 13) - 1) << (13 * s)
+        m &= ~((<u64>1) << (13 * s + t.level))
+        sc[s] = 4 * (popcount(h.one & m) + popcount(h.two & m)) + 2 * popcount(h.two & m)
+        sc[s] += 2 * hand_count(hand_mask(h, m & (((<u64>1) << (13 * s + 12)) |
+                                                  ((<u64>1) << (13 * s + 11)))))
+        if popcount(h.one & m) + popcount(h.two & m) > maxlen:
+            maxlen = popcount(h.one & m) + popcount(h.two & m)
+        if t.level != 12 and (h.one >> (13 * s + 12)) & 1:
+            aces += 1
+    if standing_seat >= 0 and standing_seat != seat and partner_of(seat) == standing_seat:
+        return -1
+    need = (dealt * 4 * 10 + 99) // 100 + 6    # about 10% of the cards, in score units
+    if after_burial:
+        need = 36
+    if dealt >= 25 and standing_seat < 0 and not after_burial:
+        need = -BIG
+    for i in range(n):
+        denom = options[i] % 6
+        pair = options[i] >= 6
+        if standing_seat == seat:
+            if pair and denom < 4:
+                return i        # reinforce the own call
+            continue
+        if denom >= 4:
+            if not pair or dealt < 20 or maxlen * 10 > dealt * 3 or aces < 2:
+                continue
+            score = need + 1    # no trump: long side aces, no long suit
+        else:
+            score = sc[denom]
+        if score >= need and score > best_score:
+            best_score = score
             best = i
     return best
