@@ -29,6 +29,7 @@ import numpy as np
 
 from fastsheng import stats
 from fastsheng.agents import RandomBot
+from fastsheng.bots import resolve_bot
 from fastsheng.cards import points_of, rank_of
 from fastsheng.game import Game
 
@@ -115,7 +116,8 @@ def main(argv: list[str] | None = None) -> dict:
     rules = argv[1] if len(argv) > 1 else "standard"
     make_bot = RandomBot if len(argv) > 2 and argv[2] == "random" else HighLowBot
     r = evaluate(make_bot, n, rules)
-    print(f"{make_bot.__name__} vs expert, {rules}, {n} paired deals ({2 * n} hands):")
+    versus = resolve_bot("expert")  # the version that played: "expert" names the newest
+    print(f"{make_bot.__name__} vs {versus}, {rules}, {n} paired deals ({2 * n} hands):")
     print(f"  net levels / hand  {r['net']:+.3f}  95% [{r['net_lo']:+.3f}, {r['net_hi']:+.3f}]")
     print(f"  hands won          {r['won']:.1%}  95% [{r['won_lo']:.1%}, {r['won_hi']:.1%}]")
     if r["net_warning"]:

@@ -27,7 +27,7 @@ def test_evaluate_policy_runs_and_reports_a_t_interval(capsys):
     mod = script()
     r = mod.main(["4"])
     out = capsys.readouterr().out
-    assert "HighLowBot vs expert" in out and "net levels / hand" in out
+    assert "HighLowBot vs expert-v" in out and "net levels / hand" in out
     net = r["per_deal_net"]
     assert r["deals"] == len(net) == 4
     assert np.array_equal(net * 2, np.round(net * 2))  # the mean of two whole level changes
