@@ -120,11 +120,20 @@ def _trump_plane(eff: tuple[int, ...]) -> np.ndarray:
     return (np.array(eff, np.int8) == 4).astype(np.float32)
 
 
-def _tensor(o: Observation) -> np.ndarray:
-    # every card copy becomes one flat index plane * 54 + code, counted at once by bincount
-    # (a loop of per-card adds costs several times more; the environment calls this every step)
-    rel = {(o.seat + k) % 4: k for k in range(4)}
-    idx = list(o.hand)
+# the played and shown-unplayed planes of recent records: Game.observation shares its `tricks`
+# and `shows` tuples until a trick ends, so most observations reuse them (kept with the tuples
+# themselves, so an id cannot be reused while cached)
+_PAST: dict[tuple[int, int, int], tuple[tuple, tuple, list[int]]] = {}
+
+
+def _past_indices(o: Observation, rel: dict[int, int]) -> list[int]:
+    """Flat indices of the cards each seat played (planes 1-4) and of its shown cards not yet
+    played (planes 10-13)."""
+    key = (id(o.tricks), id(o.shows), o.seat)
+    hit = _PAST.get(key)
+    if hit is not None and hit[0] is o.tricks and hit[1] is o.shows:
+        return hit[2]
+    idx: list[int] = []
     played: list[list[int]] = [[], [], [], []]
     for t in o.tricks:
         for i, p in enumerate(t.plays):
@@ -141,6 +150,18 @@ def _tensor(o: Observation) -> np.ndarray:
                 left.remove(c)
         off = (10 + k) * 54
         idx.extend([off + c for c in left])
+    if len(_PAST) >= 32:
+        _PAST.clear()
+    _PAST[key] = (o.tricks, o.shows, idx)
+    return idx
+
+
+def _tensor(o: Observation) -> np.ndarray:
+    # every card copy becomes one flat index plane * 54 + code, counted at once by bincount
+    # (a loop of per-card adds costs several times more; the environment calls this every step)
+    rel = {(o.seat + k) % 4: k for k in range(4)}
+    idx = list(o.hand)
+    idx.extend(_past_indices(o, rel))
     for seat, cards in o.current_trick:
         off = (5 + rel[seat]) * 54
         idx.extend([off + c for c in cards])
