@@ -1,9 +1,9 @@
-"""Frozen bots: `basic-v1`, `expert-v1` and `expert-v2` play exactly as the day they were frozen.
+"""Frozen bots: `basic-v1` and `expert-v1..v3` play exactly as the day they were frozen.
 
 A published dataset names its bots by version (run.json and the `bots` column record the resolved
 name), so its hands must stay reproducible forever. The digests below were computed from the code
 of that day; any change to what a frozen bot does changes a digest. Never update a frozen digest:
-add a new version (`expert-v3`, ...) instead and point the unversioned name at it.
+add a new version (`expert-v4`, ...) instead and point the unversioned name at it.
 """
 
 from __future__ import annotations
@@ -94,6 +94,32 @@ FROZEN = {
         "jifen": "35fac315201d5706894aced0e72653c66b19d2021a444aeb7c7480bcfa7faaa3",
         "duiju": "a60a4e6c6cc11184ab7229d9d85acdab21377845eb53f9db08d4e34079404211",
     },
+    "expert-v3": {
+        "standard": "482547eca01cc26a212314992a78a33345e6c4f60c555174e18408cc9c372f96",
+        "super": "8bc489658aaed6048cd356d318529dfc7a373549193ed96ffcead7bcab0dd5fe",
+        "classic": "0c4768bab44aaaff5023d6b1b966c3d7e536c257c6ea643c62360f3c0fc912bb",
+        "twenty": "a8282712ba5587fb964d83f42fb8a5a3ae3126d07804b35361a76ce7291c87e7",
+        "renda": "3f78e323b143fa386913c305d495b2a46c840f544f1a788e0560e5d4f08e302a",
+        "tournament": "d963b4bf17b485915d897da9eafe521b443d45f5d6f75f189668b740e1a7eaf7",
+        "jokerbid": "b392d1fe0d9c231092f475fb4e23fcf9dcf2d622514f484abf1bea9f202bb4e6",
+        "huayun": "0f616d116f2cc17894bc70dc6dcff218dd9561dce0fd4e53e915c5532970eaa7",
+        "yingchun": "d61070367f7ba8c21c85b0b4d23cd5ae739db7f2264c70d19c75031580bd08d6",
+        "jifen": "09870e8551ee17883a686c3e7bea3a5e08b008a92019aedcac575573e1898aae",
+        "duiju": "82b36d5ca5d8f83aa59ff144d5fdc3b45863a220a9f133100a2bfc3d98148822",
+    },
+    "expert-v3,expert-v2": {
+        "standard": "8182f08a03819540b2d13727ba622aa0a6d7db0a99aa3795e760360627a807af",
+        "super": "90a4f0306289d874c7f4fe9e736ce7dbe4891cc100d9f13c0b98206891011024",
+        "classic": "3dd95e0cf34282b73da92db052d557bd98da125d4df5ac4350e1a6d1fedcc178",
+        "twenty": "aafa06ae91cb0f4c5a2a2d414a9cd36a4c5abe21a06cdfc9f3ebbd852cd4ee05",
+        "renda": "22dce48abef5e2e6496e5741a416b3054c80b7885dfb0e4bf81bf238d0bcec0b",
+        "tournament": "e4dc460cb828245ff8b017461f556a42e4821a4f89a27a5729bb8fe99b57e1e4",
+        "jokerbid": "c2046e65c9ec086ead3e4649716156bd23be4f33283963b59ec633d997b9ac87",
+        "huayun": "a6230efa4022c6fbd814bacf97a2dada2f3b1d9d2d79221d11da5decf79cfe01",
+        "yingchun": "e955221dd75e7524c6f8697efca52f8487dc15e0f1e07b4cb7c0c92b176c067c",
+        "jifen": "c3706b58ccd2faae1cd7cc5921b6e8fba370d29596ae2a4f8025874af0f4d26f",
+        "duiju": "c2185cde0f51192f9961ee0a7a73c5437dbab313188816634fe818de837257ee",
+    },
 }
 
 
@@ -103,6 +129,8 @@ LINEUPS = {
     "expert-v1,basic-v1": ("expert-v1", "basic-v1", "expert-v1", "basic-v1"),
     "expert-v2": "expert-v2",
     "expert-v2,expert-v1": ("expert-v2", "expert-v1", "expert-v2", "expert-v1"),
+    "expert-v3": "expert-v3",
+    "expert-v3,expert-v2": ("expert-v3", "expert-v2", "expert-v3", "expert-v2"),
 }
 
 

@@ -48,6 +48,7 @@ def paired(x: str, y: str, n: int, seed: int = 2024, rules: str = "standard"):
         ("basic-v1", "random"),
         ("expert", "random"),
         ("expert", "expert-v1"),
+        ("expert", "expert-v2"),
     ],
 )
 def test_stronger_bot_gains_levels(x, y):

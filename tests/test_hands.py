@@ -17,7 +17,15 @@ from fastsheng.rules import get_rules, list_presets
 
 
 def test_bots_tuple():
-    assert H.BOTS == ("random", "basic", "expert", "basic-v1", "expert-v1", "expert-v2")
+    assert H.BOTS == (
+        "random",
+        "basic",
+        "expert",
+        "basic-v1",
+        "expert-v1",
+        "expert-v2",
+        "expert-v3",
+    )
 
 
 def test_unknown_bot_is_named():

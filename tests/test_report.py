@@ -184,6 +184,10 @@ def check_mean(row, x: np.ndarray, est="mean"):
     x = np.asarray(x, dtype=float)
     assert int(row["n"]) == x.size
     assert row[est] == pytest.approx(x.mean(), rel=1e-12, abs=1e-12)
+    if x.size and not x.any():  # all zero: the exact Poisson bound [0, -ln(0.025) / n]
+        assert row[f"{est}_lo"] == 0.0
+        assert row[f"{est}_hi"] == pytest.approx(-math.log(0.025) / x.size, rel=1e-9)
+        return
     half = student.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
     assert row[f"{est}_lo"] == pytest.approx(x.mean() - half, rel=1e-9, abs=1e-12)
     assert row[f"{est}_hi"] == pytest.approx(x.mean() + half, rel=1e-9, abs=1e-12)

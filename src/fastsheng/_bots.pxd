@@ -16,8 +16,9 @@ cdef enum:
     BOT_EXPERT = 2
     BOT_CHAOS = 3        # test bot (not public): random leads including random throws
     BOT_MUTE = 4         # test bot (not public): plays as basic, never calls
-    BOT_EXPERT2 = 5      # expert-v2 (the expert of today; BOT_EXPERT is the frozen expert-v1)
-    NBOTS = 6
+    BOT_EXPERT2 = 5      # expert-v2 (frozen; BOT_EXPERT is the frozen expert-v1)
+    BOT_EXPERT3 = 6      # expert-v3 (the expert of today)
+    NBOTS = 7
 
 
 # What the game shares with the bots. Bots read only their own hand and public facts.

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 __all__ = ["BOTS", "ALIASES", "is_python_bot", "resolve_bot", "resolve_bots"]
 
 # unversioned name -> the version it plays today
-ALIASES = {"basic": "basic-v1", "expert": "expert-v2"}
+ALIASES = {"basic": "basic-v1", "expert": "expert-v3"}
 
 # index of each versioned bot in the C dispatch (fastsheng/_bots.pxd); `_chaos` leads random
 # subsets of a suit (throws that fail), `_mute` plays as basic-v1 and never calls (the no-call
@@ -28,6 +28,7 @@ BOT_INDEX = {
     "_chaos": 3,
     "_mute": 4,
     "expert-v2": 5,
+    "expert-v3": 6,
 }
 
 # the names a user may give (unversioned first)
@@ -45,7 +46,7 @@ def is_python_bot(name: str) -> bool:
 
 
 def resolve_bot(name: str) -> str:
-    """The versioned name a bot name plays as: ``"expert"`` -> ``"expert-v2"``. Raises
+    """The versioned name a bot name plays as: ``"expert"`` -> ``"expert-v3"``. Raises
     ``ValueError`` naming the bot and the known ones when it is unknown. A Python bot's
     "module.path:Class" is kept as given (it is imported where it plays)."""
     if is_python_bot(name):
