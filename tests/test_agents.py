@@ -170,3 +170,18 @@ def test_run_json_records_the_bot_stream_and_old_runs_resume_with_theirs(tmp_pat
     assert RunSpec.from_manifest(old).bot_stream == "batch"
     assert spec.disagreements(old) == ["bot_stream hand (run.json: batch)"]
     assert json.dumps(spec.config())
+
+
+def test_the_flat_api_gives_bots_in_the_protocols_form():
+    """fs.bot("expert") is the built-in bot as a Python bot: it plays a hand legally from the
+    observations alone, and a user's bot can call it (e.g. as a rollout policy)."""
+    import random
+
+    g = fs.Game("standard", seed=6, hand_id=2)
+    players = [fs.bot("expert"), fs.bot("py-random"), fs.bot("expert-v1"), fs.bot("py-random")]
+    for seat, p in enumerate(players):
+        assert isinstance(p, fs.Bot)
+        p.reset(seat, g.rules, random.Random(seat))
+    while g.phase != "done":
+        g.apply(players[g.to_act].act(g.observation(g.to_act), g.legal_actions()))
+    assert g.result()["n_tricks"] > 0

@@ -7,18 +7,21 @@ checked against a plain-Python reference (``fastsheng.reference``).
 from fastsheng._core import Context
 from fastsheng._core import level_outcome as _core_level_outcome
 from fastsheng._declare import can_declare
+from fastsheng.agents import Bot, bot
 from fastsheng.cards import format_cards, parse_cards
-from fastsheng.errors import FastshengError, IllegalPlay, RulesError
+from fastsheng.errors import BotError, FastshengError, IllegalPlay, RulesError
 from fastsheng.game import Action, Game
 from fastsheng.hands import BOTS, format_trace, simulate_hands, simulate_matches, trace_hand
 from fastsheng.observation import Observation
 from fastsheng.rules import Rules, get_rules, list_presets, load_rules
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Action",
     "BOTS",
+    "Bot",
+    "BotError",
     "Context",
     "FastshengError",
     "Game",
@@ -26,6 +29,7 @@ __all__ = [
     "Rules",
     "RulesError",
     "__version__",
+    "bot",
     "can_declare",
     "format_cards",
     "format_trace",
