@@ -74,6 +74,12 @@ def lineups() -> list[str]:
     return out
 
 
+def _resolved(name: str) -> str:
+    from fastsheng.ladder import resolve_bot_name
+
+    return resolve_bot_name(name)
+
+
 def play(where: Path, bot: str, variant: str, n: int, workers=None, batch_fn=None) -> pd.DataFrame:
     """One run (reused when it is already there): per hand, whether the dealer side won and its
     net levels, in hand_id order."""
@@ -171,7 +177,9 @@ def main(argv: list[str] | None = None, workers=None, batch_fn=None, bots=None) 
     out = pd.DataFrame(rows)
     print(
         f"{n:,} hands per run (standard rules as A, random levels, seed {SEED}); line-ups: "
-        + ", ".join(f"{b} ({max(1, n // SUBSAMPLE.get(b, 1)):,} hands)" for b in bots)
+        + ", ".join(
+            f"{b} (= {_resolved(b)}, {max(1, n // SUBSAMPLE.get(b, 1)):,} hands)" for b in bots
+        )
         + "\n"
     )
     print(out.to_string(index=False, float_format=lambda v: f"{v:+.4f}"))
