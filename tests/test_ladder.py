@@ -295,3 +295,13 @@ def test_cli_ladder_refuses_a_folder_of_another_ladder(capsys, tmp_path):
     assert code == 0, err
     code, _, err = run_cli(capsys, *common, "-n", "150")  # same folder, other n
     assert_one_line_error(code, err, "disagrees", "n 150")
+
+
+def test_a_pair_row_does_not_depend_on_the_other_bots(small_ladder):
+    spec, lad = small_ladder
+    two = ladder.LadderSpec(("random", "basic"), spec.n, spec.seed, spec.rules)
+    alone = ladder.play_ladder(two, lad.out, workers=0, n_boot=100)  # the runs are reused
+    row = lad.pairs.set_index(["x", "y"]).loc[("basic", "random")]
+    pd.testing.assert_series_equal(
+        alone.pairs.set_index(["x", "y"]).loc[("basic", "random")], row, check_names=False
+    )

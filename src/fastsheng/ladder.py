@@ -12,8 +12,8 @@ command finishes an interrupted ladder) under ``OUT/runs/``. Per deal:
 * X's hands won (0, 1 or 2): hands in which X's team goes up (as the dealer side) or takes the
   deal (as defenders).
 
-The mean over deals gets a 95% interval from :func:`fastsheng.stats.mean_bootstrap` (the deal
-is the independent unit; the two hands of a deal are not independent). Every pair plays the
+The mean over deals gets a 95% Student t interval (:func:`fastsheng.stats.mean_t`; the deal is
+the independent unit, the two hands of a deal are not independent). Every pair plays the
 same deals, so the Bradley–Terry rating (``choix``, maximum likelihood on hands won, centred
 on 0, in log-odds) gets its interval from a bootstrap that resamples deals jointly for all
 pairs. ``elo`` is the same rating on the Elo scale (400 / ln 10 per log-odds unit).
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 CONF = 0.95
-N_BOOT = 2000
+N_BOOT = 1000  # bootstrap replicates of the Bradley–Terry rating
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
 # columns that depend on the deal only: both seatings of a deal must agree on them
 _DEAL_COLUMNS = ("dealer", "kitty_points_dealt", *(f"points_{s}" for s in range(4)))
@@ -195,10 +195,20 @@ def pair_outcome(x: str, y: str, x_first: pd.DataFrame, y_first: pd.DataFrame) -
     return PairOutcome(x, y, net, wins)
 
 
-def pair_row(p: PairOutcome, seed: int = 0, n_boot: int = N_BOOT) -> dict[str, Any]:
-    """X's net levels per hand and share of hands won, with 95% bootstrap intervals over deals."""
-    net = stats.mean_bootstrap(p.net, CONF, n_boot, seed)
-    won = stats.mean_bootstrap(p.wins / 2.0, CONF, n_boot, seed + 1)
+def _mean(x: np.ndarray) -> stats.Estimate:
+    """Mean over deals with the Student t interval; a sample with one value (a bot against
+    itself) has that value and no width, whatever its sign."""
+    if x.size and np.all(x == x[0]):
+        v = float(x[0])
+        return stats.Estimate(v, v, v, int(x.size), CONF, "t", "no variation in the sample")
+    return stats.mean_t(x, CONF)
+
+
+def pair_row(p: PairOutcome) -> dict[str, Any]:
+    """X's net levels per hand and share of hands won, with 95% t intervals over deals (the
+    deal is the unit: its two hands are not independent)."""
+    net = _mean(p.net)
+    won = _mean(p.wins / 2.0)
     return {
         "x": p.x,
         "y": p.y,
@@ -209,6 +219,7 @@ def pair_row(p: PairOutcome, seed: int = 0, n_boot: int = N_BOOT) -> dict[str, A
         "won": won.estimate,
         "won_lo": won.lo,
         "won_hi": won.hi,
+        "warning": "; ".join(w for w in (net.warning, won.warning) if w),
     }
 
 
@@ -371,14 +382,14 @@ def play_ladder(
             )
             paths.append(p)
         outcomes.append(pair_outcome(x, y, *map(_read_outcome_columns, paths)))
-    ratings = bt_ratings(spec.bots, outcomes, n_boot=min(n_boot, 1000), seed=spec.seed)
+    ratings = bt_ratings(spec.bots, outcomes, n_boot=n_boot, seed=spec.seed)
     rank = {b: i for i, b in enumerate(ratings["bot"])}
     # the table reads best with the higher-rated bot as X, strongest pairs first
     outcomes = sorted(
         (o if rank[o.x] < rank[o.y] else o.swapped() for o in outcomes),
         key=lambda o: (rank[o.x], rank[o.y]),
     )
-    pairs = pd.DataFrame([pair_row(o, seed=2 * i, n_boot=n_boot) for i, o in enumerate(outcomes)])
+    pairs = pd.DataFrame([pair_row(o) for o in outcomes])
     return Ladder(spec, pairs, ratings, out, outcomes, time.perf_counter() - t0)
 
 
