@@ -139,6 +139,9 @@ cdef struct batch_t:
     int errors                # out: illegal plays met (always 0 unless a bot has a bug)
     int legacy_bot_stream     # 1: one bot stream for the whole batch (runs made before 0.2);
                               # 0: each hand (match) has its own, the jump of its deal stream
+    int search_k[4]           # > 0: the seat searches its leads and follows over this many
+                              # worlds (fastsheng._search); its bots[] entry plays the rest
+    int search_cands[4]       # candidate plays it compares
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,6 +239,12 @@ cdef struct game_t:
     match_row_t* mrow
 
 
+# The search bot's decision (fastsheng._search registers it; _game cannot cimport it).
+ctypedef hand_t (*search_fn)(game_t* g, int seat) noexcept nogil
+cdef void set_search_hook(search_fn f) noexcept nogil
+cdef bint search_ready() noexcept nogil
+
+
 # Start a hand (the deal stream and bot stream already seeded).
 cdef void hand_begin(game_t* g, int level, int dealer, int first_hand, hand_row_t* row) noexcept nogil
 # Play until an external seat must decide (1) or the hand is over (0).
@@ -246,7 +255,8 @@ cdef void batch_hand_begin(game_t* g, long i) noexcept nogil
 cdef void match_begin(game_t* g, long m, match_row_t* mrow) noexcept nogil
 cdef int match_hand_begin(game_t* g) noexcept nogil
 cdef int match_hand_end(game_t* g) noexcept nogil
-# Apply the pending decision the way the C bot of `bot` would take it (bot stream drawn).
-cdef void bot_decide(game_t* g, int bot) noexcept nogil
+# Apply the pending decision the way the C bot of `bot` would take it (bot stream drawn);
+# k > 0: as the search bot over k worlds and `cands` candidates, `bot` playing the rest.
+cdef void bot_decide(game_t* g, int bot, int k, int cands) noexcept nogil
 
 cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil

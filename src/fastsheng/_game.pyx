@@ -61,6 +61,24 @@ cdef enum:
     MAX_MATCH_HANDS = 65535
 
 
+# The search bot (fastsheng._search) plays out worlds with this module's game_run: it cimports
+# us, so it registers its decision here when imported rather than being cimported.
+cdef search_fn search_hook = NULL
+
+
+cdef void set_search_hook(search_fn f) noexcept nogil:
+    global search_hook
+    search_hook = f
+
+
+cdef bint search_ready() noexcept nogil:
+    return search_hook != NULL
+
+
+cdef inline bint searches(game_t* g, int seat) noexcept nogil:
+    return g.b.search_k[seat] > 0 and search_hook != NULL
+
+
 # ---------------------------------------------------------------------------------------------
 # Trace
 
@@ -552,6 +570,8 @@ cdef int run_lead(game_t* g) noexcept nogil:
     tr.barred = 0
     if is_external(g, leader):
         attempt = g.dec_cards
+    elif searches(g, leader):
+        attempt = search_hook(g, leader)
     else:
         attempt = bot_lead(t, leader)
     if attempt.one == 0 or not hand_contains(t.hands[leader], attempt) or \
@@ -646,6 +666,8 @@ cdef int run_follow(game_t* g) noexcept nogil:
             return 1
         if is_external(g, seat):
             p = g.dec_cards
+        elif searches(g, seat):
+            p = search_hook(g, seat)
         else:
             p = bot_follow(t, seat, tr)
         if b.check and not follow_ok(&t.ctx, &tr.shape, t.hands[seat], p):
@@ -791,13 +813,18 @@ cdef int game_run(game_t* g) noexcept nogil:
             return 0
 
 
-cdef void bot_decide(game_t* g, int bot) noexcept nogil:
+cdef void bot_decide(game_t* g, int bot, int k, int cands) noexcept nogil:
     """Supply the pending decision as the C bot `bot` would take it (drawing from the game's
-    bot stream exactly as the simulator does)."""
+    bot stream exactly as the simulator does); k > 0: as the search bot playing `bot`."""
     cdef table_t* t = &g.t
     cdef int seat = g.pend_seat, saved = t.bots[seat], dealt
+    cdef int saved_k = g.b.search_k[seat], saved_c = g.b.search_cands[seat]
     t.bots[seat] = bot
-    if g.pend_kind == DEC_DECLARE:
+    g.b.search_k[seat] = k
+    g.b.search_cands[seat] = cands
+    if k > 0 and search_hook != NULL and (g.pend_kind == DEC_LEAD or g.pend_kind == DEC_FOLLOW):
+        g.dec_cards = search_hook(g, seat)
+    elif g.pend_kind == DEC_DECLARE:
         dealt = hand_count(t.hands[seat]) if g.phase == PH_DEAL else 25
         g.dec_choice = bot_declare(t, seat, g.opts, g.nopt, dealt, standing_of(g),
                                    1 if g.phase == PH_CHAODI else 0)
@@ -808,6 +835,8 @@ cdef void bot_decide(game_t* g, int bot) noexcept nogil:
     elif g.pend_kind == DEC_FOLLOW:
         g.dec_cards = bot_follow(t, seat, &g.tr)
     t.bots[seat] = saved
+    g.b.search_k[seat] = saved_k
+    g.b.search_cands[seat] = saved_c
     g.dec_ready = 1
 
 
@@ -993,9 +1022,11 @@ cdef inline void* _ptr(unsigned char[::1] v) noexcept:
 
 def _run(rules_fields, bots, int mode, int level, int first_hand, unsigned long long id_base,
          int size, hands, matches, tricks, codes, int trace_item, int trace_hand_no, trace,
-         trace_at, state, int check, int profile=0, int legacy_bot_stream=0):
+         trace_at, state, int check, int profile=0, int legacy_bot_stream=0, search=None):
     """Play one batch into the given arrays (raw bytes views of numpy arrays) with ONE nogil
-    call. `state`: the 4 uint64 words of the RNG. Returns the counts written."""
+    call. `state`: the 4 uint64 words of the RNG; `search`: per seat (k, cands), k = 0 for a
+    seat that does not search (fastsheng._search must be imported). Returns the counts
+    written."""
     cdef batch_t b
     cdef rng_t rng
     cdef unsigned char[::1] hv = hands
@@ -1029,6 +1060,12 @@ def _run(rules_fields, bots, int mode, int level, int first_hand, unsigned long 
     b.check = check
     b.profile = profile
     b.legacy_bot_stream = legacy_bot_stream
+    if search is not None:
+        for i in range(4):
+            b.search_k[i] = search[i][0]
+            b.search_cands[i] = search[i][1]
+            if b.search_k[i] > 0 and search_hook == NULL:
+                raise RuntimeError("the search bot needs fastsheng._search imported")
     rng.s[0] = state[0]
     rng.s[1] = state[1]
     rng.s[2] = state[2]

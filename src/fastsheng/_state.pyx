@@ -180,11 +180,16 @@ cdef bint kitty_known(const game_t* g, int seat) noexcept nogil:
 
 
 cdef int sample_world(const game_t* src, game_t* dst, int seat, rng_t* rng) noexcept nogil:
+    return sample_world_tries(src, dst, seat, rng, MAX_TRIES)
+
+
+cdef int sample_world_tries(const game_t* src, game_t* dst, int seat, rng_t* rng,
+                            int max_tries) noexcept nogil:
     """Copy `src` into `dst` and redeal every card `seat` cannot see (the other hands, the
     kitty unless it knows it, the undealt cards) among the same places with the same counts,
     consistent with the public record: a seat void in a suit gets none of it; cards a seat
     showed in a call and has not played stay with it (or in the kitty, if it buried). Uniform
-    over the consistent physical deals by rejection; after MAX_TRIES a constrained greedy deal
+    over the consistent physical deals by rejection; after `max_tries` a constrained greedy deal
     (still consistent, not exactly uniform). Returns the tries used (0: the fallback)."""
     cdef int loc_seat[3]
     cdef int cap[4]
@@ -261,7 +266,7 @@ cdef int sample_world(const game_t* src, game_t* dst, int seat, rng_t* rng) noex
             slot[nslot] = L
             nslot += 1
     # rejection: a uniform permutation of the hidden cards into the slots, kept when consistent
-    for tries in range(1, MAX_TRIES + 1):
+    for tries in range(1, max_tries + 1):
         for i in range(n - 1, 0, -1):
             j = rng_below(rng, i + 1)
             tmp = card[i]
@@ -530,6 +535,12 @@ cdef class GameCore:
     def set_external(self, int mask):
         self.g.external = mask
 
+    def set_search(self, int seat, int k, int cands):
+        """Seat `seat` searches its leads and follows (k worlds, `cands` candidates; k = 0: it
+        does not). fastsheng._search must be imported."""
+        self.b.search_k[seat] = k
+        self.b.search_cands[seat] = cands
+
     def decide_show(self, int choice):
         self.g.dec_choice = choice
         self.g.dec_ready = 1
@@ -538,10 +549,10 @@ cdef class GameCore:
         self.g.dec_cards = hand_of(codes)
         self.g.dec_ready = 1
 
-    def bot_decision(self, int bot):
+    def bot_decision(self, int bot, int k=0, int cands=0):
         """The C bot `bot`'s decision for the pending seat (drawn from the bot stream), left
         ready to apply. Returns the show index (-1 pass) or the card codes."""
-        bot_decide(&self.g, bot)
+        bot_decide(&self.g, bot, k, cands)
         if self.g.pend_kind == DEC_DECLARE:
             return self.g.dec_choice
         return codes_of(self.g.dec_cards)

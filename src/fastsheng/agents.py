@@ -15,7 +15,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from fastsheng.bots import BOT_INDEX, PY_RANDOM, is_python_bot, resolve_bot
+from fastsheng.bots import PY_RANDOM, is_builtin, is_python_bot, resolve_bot
 from fastsheng.game import Action
 from fastsheng.observation import Observation
 from fastsheng.rules import Rules
@@ -52,7 +52,7 @@ class BuiltinBot:
 
     def __init__(self, name: str = "expert"):
         self.name = resolve_bot(name)
-        if self.name not in BOT_INDEX or self.name.startswith("_"):
+        if not is_builtin(self.name):
             raise ValueError(f"{name!r} is not a built-in bot")
         self.rng = random.Random(0)
 

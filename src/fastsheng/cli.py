@@ -91,11 +91,11 @@ def parse_count(text: str, what: str = "-n", *, minimum: int = 1, maximum: int =
 
 def parse_bots(text: str) -> tuple[str, str, str, str]:
     """``"expert"`` (all four seats) or ``"expert,basic,expert,basic"`` (seat 0 first)."""
-    from fastsheng.bots import is_python_bot
+    from fastsheng.bots import is_python_bot, split_bots
     from fastsheng.runner import check_bots
 
     # a Python bot's module:Class keeps its case; built-in names are case-insensitive
-    names = [b.strip() if is_python_bot(b.strip()) else b.strip().lower() for b in text.split(",")]
+    names = [b.strip() if is_python_bot(b.strip()) else b.strip().lower() for b in split_bots(text)]
     if len(names) == 1:
         names *= 4
     if len(names) != 4 or not all(names):

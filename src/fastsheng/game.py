@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from fastsheng import _state
-from fastsheng.bots import BOT_INDEX, resolve_bot
+from fastsheng.bots import BOT_INDEX, bot_spec, is_builtin, resolve_bot
 from fastsheng.cards import RANKS, format_cards
 from fastsheng.errors import IllegalPlay
 from fastsheng.hands import (
@@ -477,11 +477,13 @@ class Game:
         bot = _C_BOTS.get(name)
         if bot is None:  # resolve once per name: this runs at every decision
             resolved = resolve_bot(name)
-            if resolved not in BOT_INDEX or resolved.startswith("_"):
+            if not is_builtin(resolved):
                 raise ValueError(f"{name!r} is not a built-in C bot")
-            bot = _C_BOTS[name] = (resolved, BOT_INDEX[resolved])
-        resolved, index = bot
-        out = self._core.bot_decision(index)
+            bot = _C_BOTS[name] = (resolved, *bot_spec(resolved))
+        resolved, index, k, cands = bot
+        if k:
+            from fastsheng import _search  # noqa: F401  (registers the search bot)
+        out = self._core.bot_decision(index, k, cands)
         if kind == "declare":
             if out < 0:
                 act = Action("pass", (), 0)

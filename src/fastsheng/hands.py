@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastsheng import _game
-from fastsheng.bots import BOT_INDEX, BOTS, is_python_bot, resolve_bots
+from fastsheng.bots import BOTS, bot_spec, is_python_bot, resolve_bots, split_bots
 from fastsheng.cards import RANKS, SUITS, format_cards
 from fastsheng.rules import Rules, get_rules
 
@@ -291,7 +291,11 @@ def _run(
     python = any(is_python_bot(n) for n in names)
     if python and bot_stream != "hand":
         raise ValueError("Python bots play with per-hand bot streams (bot_stream='hand')")
-    bot_ids = [0 if is_python_bot(n) else BOT_INDEX[n] for n in names]
+    specs = [(0, 0, 0) if is_python_bot(n) else bot_spec(n) for n in names]
+    bot_ids = [s[0] for s in specs]
+    search = [(s[1], s[2]) for s in specs]
+    if any(k for k, _ in search):
+        from fastsheng import _search  # noqa: F401  (registers the search bot with the game loop)
     state = [int(x) for x in _state(seed, batch)]
     if mode == 0:
         hand_cap = size
@@ -354,6 +358,7 @@ def _run(
             int(check),
             int(profile),
             int(bot_stream == "batch"),
+            search=search,
         )
         if not out["overflow"]:
             break
@@ -812,7 +817,7 @@ def decode_traces(table: pa.Table) -> list[dict[str, Any]]:
         out.append(
             {
                 "rules": cols["rules"][k],
-                "bots": cols["bots"][k].split(","),
+                "bots": split_bots(cols["bots"][k]),
                 "batch": cols["batch"][k],
                 "hand_id": cols["hand_id"][k],
                 "level": cols["level"][k],

@@ -543,9 +543,10 @@ def ladder_command(
     import sys
 
     from fastsheng import progress, runner
+    from fastsheng.bots import split_bots
     from fastsheng.rules import get_rules, rules_from_spec
 
-    names = [b.strip() for b in bots.split(",")]
+    names = [b.strip() for b in split_bots(bots)]
     if not all(names):
         raise LadderError(f"--bots takes a comma-separated list of bot names, not {bots!r}")
     if level.lower() != "random" and level.upper() not in runner.LEVELS:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from fastsheng.bots import BOT_INDEX, resolve_bot
+from fastsheng.bots import is_builtin, resolve_bot, split_bots
 from fastsheng.cards import RANKS, format_cards, parse_cards
 from fastsheng.errors import FastshengError, IllegalPlay
 from fastsheng.game import Action, Game
@@ -424,7 +424,7 @@ class Table:
 
 
 def _bot_names(bots: str, seat: int) -> list[str]:
-    names = [b.strip() for b in bots.split(",")]
+    names = [b.strip() for b in split_bots(bots)]
     if len(names) == 1:
         names *= 4
     if len(names) != 4 or not all(names):
@@ -432,7 +432,7 @@ def _bot_names(bots: str, seat: int) -> list[str]:
     out = []
     for n in names:
         resolved = resolve_bot(n)
-        if resolved not in BOT_INDEX or resolved.startswith("_"):
+        if not is_builtin(resolved):
             raise PlayError(f"{n!r} is not a built-in bot")
         out.append(resolved)
     return out

@@ -17,7 +17,7 @@ import numpy as np
 
 from fastsheng import _state
 from fastsheng.agents import bot as make_bot
-from fastsheng.bots import BOT_INDEX, is_python_bot
+from fastsheng.bots import BOT_INDEX, bot_spec, is_python_bot
 from fastsheng.errors import BotError, IllegalPlay
 from fastsheng.game import Game
 from fastsheng.rules import Rules
@@ -103,7 +103,7 @@ def run_python_batch(
             c_bots.append(BOT_INDEX["expert-v1"])  # never asked: the seat is external
             seats[s] = _Seat(name, s, _bot_rng(seed, batch, s))
         else:
-            c_bots.append(BOT_INDEX[name])
+            c_bots.append(bot_spec(name)[0])
     core = _state.BatchCore()
     core.begin_batch(
         rules.core_fields(),
@@ -119,6 +119,12 @@ def run_python_batch(
         trick_rows.view(np.uint8),
         codes,
     )
+    for s, name in enumerate(names):
+        _, k, cands = (0, 0, 0) if is_python_bot(name) else bot_spec(name)
+        if k:
+            from fastsheng import _search  # noqa: F401  (registers the search bot)
+
+            core.set_search(s, k, cands)
 
     def view(c):
         return Game._view(c, rules, batch)

@@ -136,11 +136,12 @@ def _safe(s: str) -> str:
 
 def _bots_tuple(b: str | None) -> tuple[str, str, str, str]:
     """A line-up (1 name, 2 = team 0, team 1, or 4) as the four versioned names it plays."""
+    from fastsheng.bots import split_bots
     from fastsheng.runner import check_bots
 
     if b is None:
         return check_bots(("expert",) * 4)
-    parts = [p.strip() for p in b.split(",") if p.strip()]
+    parts = [p.strip() for p in split_bots(b) if p.strip()]
     if len(parts) == 2:  # team 0 (seats 0, 2), team 1 (seats 1, 3)
         parts = [parts[0], parts[1], parts[0], parts[1]]
     if len(parts) not in (1, 4):
