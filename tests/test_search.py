@@ -140,3 +140,19 @@ def test_search_beats_expert_v1_on_paired_deals():
     print(f"search k=8 vs expert-v1: {net.estimate:+.3f} [{net.lo:+.3f}, {net.hi:+.3f}]")
     assert net.lo > 0, net
     assert np.isfinite(net.hi)
+
+
+def test_search_seats_next_to_python_bots_and_at_the_terminal():
+    """A line-up with a Python bot runs the C loop seat by seat (fastsheng.pyplay): the search
+    seats still search, legally and reproducibly; `fastsheng play` takes the name too."""
+    from fastsheng.play import _bot_names
+
+    lineup = (SMALL, "py-random", SMALL, "expert")
+
+    def tricks(lineup):
+        return simulate_hands("standard", lineup, 4, 3, tricks=True)["tricks"].drop_columns("bots")
+
+    a = tricks(lineup)
+    assert a.equals(tricks(lineup))
+    assert not a.equals(tricks(("expert", "py-random", "expert", "expert")))
+    assert _bot_names(f"{SMALL},expert,expert,expert", 0)[0] == B.resolve_bot(SMALL)
