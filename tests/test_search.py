@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from fastsheng import bots as B
-from fastsheng import cli, stats
+from fastsheng import _search, cli, stats
 from fastsheng.agents import BuiltinBot, is_python_bot
 from fastsheng.game import Game
 from fastsheng.hands import decode_traces, play_batch, simulate_hands
@@ -30,6 +30,7 @@ def test_names_resolve_with_every_parameter_spelled_out():
     )
     assert B.bot_spec("expert-v1") == (B.BOT_INDEX["expert-v1"], 0, 0)
     assert "search" in B.BOTS
+    assert B.SEARCH_BOUNDS["cands"][1] == _search.MAX_CANDS_
 
 
 @pytest.mark.parametrize(
