@@ -131,10 +131,10 @@ def test_builtin_python_bot_and_cli_take_search(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_search_beats_expert_v1_on_paired_deals():
-    """The gate of the search bot: 150 paired deals (seats swapped) at random levels, k=8: the
-    95% interval of its net levels per hand against expert-v1 lies above 0 (about a minute on one
+    """The gate of the search bot: 300 paired deals (seats swapped) at random levels, k=8: the
+    95% interval of its net levels per hand against expert-v1 lies above 0 (about 15 s on one
     core; docs/bots.md has the figures at the default k=32)."""
-    x, y, n = "search:k=8,cands=8", "expert-v1", 150
+    x, y, n = "search:k=8,cands=8", "expert-v1", 300
     a = simulate_hands("standard", (x, y, x, y), 2024, n, level="random").to_pandas()
     b = simulate_hands("standard", (y, x, y, x), 2024, n, level="random").to_pandas()
     net = stats.mean_t(pair_outcome(x, y, a, b).net)
