@@ -52,18 +52,22 @@ METRICS = {
     "dealer side net levels": lambda h: h["signed"].astype(float),
     "defenders' total": lambda h: h["defenders_total"].astype(float),
 }
-# weakest first; an alias of a bot already listed is skipped (before versioned bots, `basic`
-# is basic-v1; once a new `expert` ships it differs from expert-v1 and gets its own line)
-WANTED = ("random", "basic-v1", "basic", "expert-v1", "expert", "search")
+# weakest first: random, every frozen version in order (basic-v1, expert-v1, expert-v2, ...),
+# then the current names and `search`; an alias of a bot already listed is skipped
+WANTED = ("random", "versions", "basic", "expert", "search")
 SUBSAMPLE = {"search": 10}  # slow bots play n / 10 hands: the first ones, the same deals
 
 
 def lineups() -> list[str]:
     """The wanted bots that exist, once per bot that plays differently."""
+    from fastsheng.bots import BOTS
     from fastsheng.ladder import resolve_bot_name
 
+    names = [
+        v for w in WANTED for v in ([b for b in BOTS if "-v" in b] if w == "versions" else [w])
+    ]
     out, seen = [], set()
-    for name in WANTED:
+    for name in names:
         try:
             resolved = resolve_bot_name(name)
         except ValueError:
