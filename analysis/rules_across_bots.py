@@ -21,7 +21,7 @@ sign is the same wherever the interval excludes 0; "size changes" when the diffe
 differences between two line-ups excludes 0.
 
 Run: python analysis/rules_across_bots.py [N] [OUT]   (default 50,000 hands per run, `search`
-     on a tenth; runs are kept in OUT, default runs/analysis-rules-across-bots, and reused)
+     on a fiftieth; runs are kept in OUT, default runs/analysis-rules-across-bots, and reused)
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ METRICS = {
 # weakest first: random, every frozen version in order (basic-v1, expert-v1, expert-v2, ...),
 # then the current names and `search`; an alias of a bot already listed is skipped
 WANTED = ("random", "versions", "basic", "expert", "search")
-SUBSAMPLE = {"search": 10}  # slow bots play n / 10 hands: the first ones, the same deals
+SUBSAMPLE = {"search": 50}  # slow bots play n / 50 hands: the first ones, the same deals
 
 
 def lineups() -> list[str]:

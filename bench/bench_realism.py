@@ -1,7 +1,7 @@
 """The realism panel of every available bot (docs/bots.md "Realism"): printed, never gated.
 
 Each line-up is the bot at all four seats, `standard` rules, random levels, N hands (5,000 by
-default, 200,000 with FASTSHENG_BENCH_FULL=1; `search` a fiftieth) with the same seed, so the
+default, 200,000 with FASTSHENG_BENCH_FULL=1; `search` a hundredth) with the same seed, so the
 line-ups play the same deals. The figures are what they are: the test checks only that every
 figure is there, finite and inside its interval.
 
@@ -19,7 +19,7 @@ from fastsheng import realism
 FULL = bool(os.environ.get("FASTSHENG_BENCH_FULL"))
 N = 200_000 if FULL else 5_000
 SEED = 2026
-SLOW = {"search": 50}  # a slow bot plays N / 50 hands (the first ones: the same deals)
+SLOW = {"search": 100}  # a slow bot plays N / 100 hands (the first ones: the same deals)
 
 
 def hands_for(name: str) -> int:
@@ -27,12 +27,13 @@ def hands_for(name: str) -> int:
 
 
 def lineups() -> list[str]:
-    """basic-v1, expert-v1, expert and every other public bot, once per bot that plays
-    differently (an alias of a version already listed is skipped)."""
+    """Every frozen version (basic-v1, expert-v1, expert-v2, ...), then every other public bot,
+    once per bot that plays differently (`expert` is one of the versions: skipped)."""
     from fastsheng.bots import BOTS, resolve_bot
 
+    versions = [b for b in BOTS if "-v" in b]
     out, seen = [], set()
-    for name in ("basic-v1", "expert-v1", "expert", *BOTS):
+    for name in (*versions, *BOTS):
         resolved = resolve_bot(name)
         if resolved not in seen:
             seen.add(resolved)
