@@ -229,11 +229,13 @@ cdef int sample_world_tries(const game_t* src, game_t* dst, int seat, rng_t* rng
         pool[LOC_REST] = src.kitty
     else:
         pool[LOC_REST] = hand_empty()
-    for L in range(4):
-        left = pool[L]
-        while left.one:
-            code = lsb(left.one)
-            left = hand_minus(left, hand_add_card(hand_empty(), code))
+    # in code order, not location by location: the world drawn from a given stream depends on
+    # the hidden cards as a set, never on where they really are (no leak, even by the draws)
+    for code in range(54):
+        cnt = 0
+        for L in range(4):
+            cnt += hand_copies(pool[L], code)
+        for k in range(cnt):
             card[n] = code
             allowed[n] = (1 << LOC_REST) if nrest else 0
             for j in range(3):
@@ -531,6 +533,16 @@ cdef class GameCore:
         if rc == 0:
             self.row.hand_id = self.g.hand_id
         return rc == 1
+
+    def bot_stream(self):
+        """The 4 words of the bots' stream (tests: two worlds that differ only in what a seat
+        cannot see must decide alike from the same stream)."""
+        return [self.g.bot_rng.s[k] for k in range(4)]
+
+    def set_bot_stream(self, state):
+        cdef int k
+        for k in range(4):
+            self.g.bot_rng.s[k] = state[k]
 
     def set_external(self, int mask):
         self.g.external = mask
