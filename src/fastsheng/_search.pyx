@@ -207,8 +207,8 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
     n = candidates(g, seat, cands, want)
     if n == 0:
         return hand_empty()     # no play at all: the game loop reports and repairs it
-    if n == 1:
-        return cands[0]
+    if n == 1 or k < 2:
+        return cands[0]         # k = 1: no standard error to clear, the base play stands
     memcpy(&pb, g.b, sizeof(batch_t))
     pb.tricks = NULL
     pb.trace = NULL
@@ -231,8 +231,6 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
             sum_d2[i] += <double>x * x
     g.b.errors += pb.errors
     # the best candidate among those better than the base play by Z standard errors
-    if k < 2:
-        return cands[0]         # no variance estimate: the base bot's play stands
     for i in range(1, n):
         mean = sum_d[i] / k
         var = (sum_d2[i] / k - mean * mean) * k / (k - 1)
