@@ -1,10 +1,10 @@
 """Hands per second of the search bot (docs/bots.md "search") for K = 8, 32 and 128 worlds.
 
-The bot plays all four seats (cands=8, base expert-v1), `standard` rules, on one core; the
+The bot plays all four seats (cands=8, base `expert`), `standard` rules, on one core; the
 figures are printed and go to the benchmark's extra_info. A search costs K x candidates
 playouts, so the gates are ratios measured in this one run, never absolute speeds: the cost
-grows about linearly with K (a 4x larger K is 2x to 8x slower), and searching is far slower
-than the base bot it plays out with.
+grows about linearly with K (a 4x larger K is 1.5x to 10x slower: wide, a few hands are noisy),
+and searching is far slower than the base bot it plays out with.
 
     pytest bench/bench_search.py -s
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from fastsheng.hands import profile_batch
 
-HANDS = {8: 16, 32: 4, 128: 1}  # hands per measurement: about the same work for every K
+HANDS = {8: 16, 32: 4, 128: 2}  # hands per measurement: about the same work for every K
 
 
 def hands_per_s(k: int) -> float:
@@ -23,12 +23,15 @@ def hands_per_s(k: int) -> float:
 
 
 def test_search_hands_per_second(benchmark):
-    base = profile_batch("standard", "expert-v1", 1, 2_000, level="random")["hands_per_s"]
+    base = profile_batch("standard", "expert", 1, 2_000, level="random")["hands_per_s"]
     speed = {k: hands_per_s(k) for k in (8, 32)}
     speed[128] = benchmark.pedantic(hands_per_s, args=(128,), rounds=1, iterations=1)
     benchmark.extra_info.update({f"k{k}_hands_per_s": round(v, 3) for k, v in speed.items()})
     for k, v in speed.items():
-        print(f"\nsearch k={k}, cands=8, four seats: {v:.2f} hands/s ({base / v:,.0f}x expert-v1)")
-    assert 2 <= speed[8] / speed[32] <= 8, speed
-    assert 2 <= speed[32] / speed[128] <= 8, speed
+        print(
+            f"\nsearch k={k}, cands=8, four seats: {v:.2f} hands/s "
+            f"({base / v:,.0f}x slower than expert)"
+        )
+    assert 1.5 <= speed[8] / speed[32] <= 10, speed
+    assert 1.5 <= speed[32] / speed[128] <= 10, speed
     assert base / speed[8] > 10, (base, speed)
