@@ -305,3 +305,24 @@ def test_a_pair_row_does_not_depend_on_the_other_bots(small_ladder):
     pd.testing.assert_series_equal(
         alone.pairs.set_index(["x", "y"]).loc[("basic", "random")], row, check_names=False
     )
+
+
+def test_a_corrupt_pair_part_is_refused_not_read(tmp_path):
+    """The ladder reads its pair runs through the verified reader: a part whose bytes disagree
+    with run.json stops it, naming the part."""
+    from fastsheng import runner
+    from fastsheng.dataset import DatasetError
+    from fastsheng.ladder import _read_outcome_columns
+    from fastsheng.rules import get_rules
+
+    spec = runner.RunSpec(
+        rules=get_rules("standard"), bots=("expert",) * 4, seed=1, n=20, batch_size=10
+    )
+    runner.run(spec, tmp_path / "pair", workers=1)
+    assert len(_read_outcome_columns(tmp_path / "pair")) == 20
+    part = sorted((tmp_path / "pair" / "hands").glob("part-*.parquet"))[0]
+    data = bytearray(part.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    part.write_bytes(bytes(data))
+    with pytest.raises(DatasetError, match="part-00000"):
+        _read_outcome_columns(tmp_path / "pair")

@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
 from fastsheng import stats
 from fastsheng.errors import FastshengError
@@ -323,7 +322,12 @@ def run_path(out: Path, team0: str, team1: str) -> Path:
 
 
 def _read_outcome_columns(path: Path) -> pd.DataFrame:
-    return pq.read_table(path / "hands", columns=list(_OUTCOME_COLUMNS)).to_pandas()
+    """The outcome columns of a finished pair run: only the parts run.json records, each
+    verified against its checksum (a corrupt part stops the ladder in one line)."""
+    from fastsheng.dataset import read_run
+
+    hands = read_run(path, tables=("hands",)).tables["hands"]
+    return hands.select(list(_OUTCOME_COLUMNS)).to_pandas()
 
 
 class _OneBar:
