@@ -915,3 +915,16 @@ def test_workers_that_cannot_start_fail_the_run(tmp_path, monkeypatch):
             )
     finally:
         _not_importable_in_workers.__module__ = __name__
+
+
+def test_python_bots_give_the_same_data_on_workers_and_dask(tmp_path, hands_mod, dask_cluster):
+    """A Python bot (module:Class) plays in spawned workers and on Dask workers alike: each
+    imports it by its path, and a run's data does not depend on where it ran."""
+    s = real_spec(n=60, batch_size=20, bots=("userbots.simple:LowCards", "expert") * 2)
+    runner.run(s, tmp_path / "w0", workers=0)
+    runner.run(s, tmp_path / "w2", workers=2)
+    runner.run(s, tmp_path / "dk", scheduler=dask_cluster.scheduler_address)
+    ref = read_sorted(tmp_path / "w0", "hands", ["hand_id"])
+    assert ref.num_rows == 60
+    assert read_sorted(tmp_path / "w2", "hands", ["hand_id"]).equals(ref)
+    assert read_sorted(tmp_path / "dk", "hands", ["hand_id"]).equals(ref)
