@@ -1225,6 +1225,15 @@ cdef hand_t lead_v2(table_t* t, int seat) noexcept nogil:
 
 
 cdef hand_t follow_v2(table_t* t, int seat, const trick_t* tr) noexcept nogil:
+    return follow_planned(t, seat, tr, False)
+
+
+cdef hand_t follow_v3(table_t* t, int seat, const trick_t* tr) noexcept nogil:
+    return follow_planned(t, seat, tr, True)
+
+
+cdef hand_t follow_planned(table_t* t, int seat, const trick_t* tr, bint secure) noexcept nogil:
+    """The follow of expert-v2 and, with `secure`, of expert-v3 (its two V3 decisions)."""
     cdef const ctx_t* c = &t.ctx
     cdef hand_t h = t.hands[seat], play, hp, unseen = unseen_of(t, seat)
     cdef int pri[54]
@@ -1254,9 +1263,12 @@ cdef hand_t follow_v2(table_t* t, int seat, const trick_t* tr) noexcept nogil:
             pri_feed_t(t, hp, pri)
         else:
             pri_dump_t(t, hp, pri)
-            if pts >= 10 and not ruffing and hand_count(hand_mask(h, c.suit_bb[e])) >= \
-                    tr.shape.ncards and not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter):
-                # points at stake and the partner may be overtaken: take over with a sure winner
+            if (secure or pts >= 10) and not ruffing and \
+                    hand_count(hand_mask(h, c.suit_bb[e])) >= tr.shape.ncards and \
+                    not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter):
+                # points at stake and the partner may be overtaken: take over with a sure winner.
+                # V3 secure the trick: whatever the points (v2: from 10 points), so the trick
+                # and the next lead stay on our side
                 play = try_win_thr(c, tr, h, pri, False, threat_of(c, &tr.shape, e, unseen))
                 if play.one:
                     return play
@@ -1282,7 +1294,10 @@ cdef hand_t follow_v2(table_t* t, int seat, const trick_t* tr) noexcept nogil:
             # every trick of its last 6 cards, which measured as a loss
             if play.one and (pts >= 10 if ruffing else (pts > 0 or e != TRUMP)):
                 return play
-    if pts >= 5 or nafter == 0:
+    # V3 contest every trick in suit: when an opponent is winning and a cheap card beats it,
+    # play it whatever the points (v2: from 5 points, or last). Winning takes the lead, and the
+    # lead is worth more than the low card; ruffing still needs 5 points
+    if secure or pts >= 5 or nafter == 0:
         play = try_win_thr(c, tr, h, pri, pts >= 5, -1)
         if play.one:
             return play
@@ -1396,83 +1411,6 @@ cdef int declare_v2(table_t* t, int seat, const int* options, int n, int dealt,
 # =============================================================================================
 # expert-v3: expert-v2 with a follow that secures tricks (docs/bots.md, "expert-v3"). Leads,
 # burial and calls are v2's functions (unchanged); only the follow differs, in the two `V3`
-# decisions below.
+# decisions of follow_planned (above, shared with v2).
 # =============================================================================================
 
-cdef hand_t follow_v3(table_t* t, int seat, const trick_t* tr) noexcept nogil:
-    cdef const ctx_t* c = &t.ctx
-    cdef hand_t h = t.hands[seat], play, hp, unseen = unseen_of(t, seat)
-    cdef int pri[54]
-    cdef int slen[5]
-    cdef int w = tr.win
-    cdef int wseat = (tr.leader + w) & 3
-    cdef int pts = trick_pts(c, tr)
-    cdef int e = tr.shape.eff, nafter = 3 - tr.n, thr, code, k
-    cdef bint partner_wins = wseat == partner_of(seat)
-    cdef bint strong, ruffing
-    cdef u64 bits
-    hp = hand_mask(h, c.suit_bb[e])
-    ruffing = hp.one == 0
-    if hand_count(hp) < tr.shape.ncards:
-        hp = h
-    if partner_wins:
-        # point flow (as v1, with counted voids): feed points when the partner surely wins
-        strong = nafter == 0
-        if not strong:
-            if tr.win_eff == e:
-                strong = threat_of(c, &tr.shape, e, unseen) <= tr.win_str and \
-                    not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter)
-            else:   # the partner trumped
-                strong = threat_of(c, &tr.shape, TRUMP, unseen) <= tr.win_str or \
-                    not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter)
-        if strong:
-            pri_feed_t(t, hp, pri)
-        else:
-            pri_dump_t(t, hp, pri)
-            if not ruffing and hand_count(hand_mask(h, c.suit_bb[e])) >= tr.shape.ncards and \
-                    not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter):
-                # V3 secure the trick: the partner may be overtaken, so take over with a sure
-                # winner whatever the points (v2: from 10 points): the trick and the next lead
-                # stay on our side
-                play = try_win_thr(c, tr, h, pri, False, threat_of(c, &tr.shape, e, unseen))
-                if play.one:
-                    return play
-        return build_follow(c, &tr.shape, h, pri)
-    pri_dump_t(t, hp, pri)
-    if hand_count(h) <= 15 and (seat & 1) != (t.dealer & 1):
-        # V2 the kitty as a system: defenders keep their trump pairs from mid-hand on, so the
-        # last trick can be won with a pair (the kitty counts 4x instead of 2x); v1 started
-        # only in its last 6 cards, too late to keep them
-        bits = hp.two & c.suit_bb[TRUMP]
-        while bits:
-            code = lsb(bits)
-            bits &= bits - 1
-            pri[code] += 60
-    # an opponent is winning: a sure win when it is worth its cost, else a cheap one
-    if nafter > 0:
-        thr = threat_of(c, &tr.shape, TRUMP if ruffing else e, unseen)
-        if ruffing or not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter):
-            play = try_win_thr(c, tr, h, pri, ruffing and pts >= 5, thr)
-            # V2 no top trumps on empty tricks: a sure win over a trump lead costs a top trump
-            # (a joker), worth it only with points on the trick; a sure ruff (over every trump
-            # unseen) only from 10 points. v1 spent jokers on 0-point tricks and contested
-            # every trick of its last 6 cards, which measured as a loss
-            if play.one and (pts >= 10 if ruffing else (pts > 0 or e != TRUMP)):
-                return play
-    # V3 contest every trick in suit: when an opponent is winning and a cheap card beats it,
-    # play it whatever the points (v2: from 5 points, or last). Winning takes the lead, and the
-    # lead is worth more than the low card; ruffing still needs 5 points
-    play = try_win_thr(c, tr, h, pri, pts >= 5, -1)
-    if play.one:
-        return play
-    if hp.one == h.one:
-        # filling: discard from the shortest side suits (to make voids), low cards first
-        for k in range(5):
-            slen[k] = hand_count(hand_mask(h, c.suit_bb[k]))
-        bits = h.one
-        while bits:
-            code = lsb(bits)
-            bits &= bits - 1
-            if c.eff[code] != TRUMP and c.eff[code] != e:
-                pri[code] += 3 * slen[c.eff[code]]
-    return build_follow(c, &tr.shape, h, pri)
