@@ -1233,7 +1233,8 @@ cdef hand_t follow_v3(table_t* t, int seat, const trick_t* tr) noexcept nogil:
 
 
 cdef hand_t follow_planned(table_t* t, int seat, const trick_t* tr, bint secure) noexcept nogil:
-    """The follow of expert-v2 and, with `secure`, of expert-v3 (its two V3 decisions)."""
+    """The follow of expert-v2 and, with `secure`, of expert-v3 (docs/bots.md, "expert-v3"):
+    v3 is v2 with this follow's two `V3` decisions; its leads, burial and calls are v2's."""
     cdef const ctx_t* c = &t.ctx
     cdef hand_t h = t.hands[seat], play, hp, unseen = unseen_of(t, seat)
     cdef int pri[54]
@@ -1406,11 +1407,3 @@ cdef int declare_v2(table_t* t, int seat, const int* options, int n, int dealt,
             best_score = score
             best = i
     return best
-
-
-# =============================================================================================
-# expert-v3: expert-v2 with a follow that secures tricks (docs/bots.md, "expert-v3"). Leads,
-# burial and calls are v2's functions (unchanged); only the follow differs, in the two `V3`
-# decisions of follow_planned (above, shared with v2).
-# =============================================================================================
-
