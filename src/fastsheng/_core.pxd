@@ -161,6 +161,8 @@ cdef int hand_points(const ctx_t* c, hand_t h) noexcept nogil
 
 # A list of card codes as a hand (Python side: ValueError on a bad code or a third copy).
 cdef hand_t to_hand(object cards) except *
+# The codes of a hand, ascending (each copy once).
+cdef list from_hand(hand_t h)
 
 # Can runs of the lengths lens[0..m) be placed disjointly on the pair counts cnt[0..nkeys)?
 cdef bint pack(int* cnt, int nkeys, const int* lens, int m) noexcept nogil

@@ -26,7 +26,7 @@ from fastsheng._bitboard cimport (
 )
 from fastsheng._bots cimport bots_prepare, trick_t
 from fastsheng._core cimport (
-    KIND_THROW, TRUMP, ctx_init, follow_ok, lead_shape, shape_t, throw_check,
+    KIND_THROW, TRUMP, ctx_init, follow_ok, from_hand, lead_shape, shape_t, throw_check, to_hand,
 )
 from fastsheng._declare cimport decl_reset, decl_trump, show_code_denom, show_code_kind, show_hand
 from fastsheng._game cimport (
@@ -46,33 +46,6 @@ PHASES = {PH_DEAL: "declare", PH_CLOSE: "declare", PH_BURY: "bury", PH_CHAODI: "
           PH_LEAD: "play", PH_FOLLOW: "play", PH_DONE: "done"}
 DECISIONS = {DEC_NONE: None, DEC_DECLARE: "declare", DEC_BURY: "bury", DEC_LEAD: "lead",
              DEC_FOLLOW: "follow"}
-
-
-cdef inline list codes_of(hand_t h):
-    cdef list out = []
-    cdef u64 bits = h.one
-    cdef int code
-    while bits:
-        code = lsb(bits)
-        bits &= bits - 1
-        out.append(code)
-        if (h.two >> code) & 1:
-            out.append(code)
-    return out
-
-
-cdef hand_t hand_of(object codes) except *:
-    """Card codes -> hand; ValueError for a code out of range or a third copy."""
-    cdef hand_t h = hand_empty()
-    cdef int c
-    for x in codes:
-        c = x
-        if c < 0 or c > 53:
-            raise ValueError(f"card code {c} out of range 0..53")
-        if (h.two >> c) & 1:
-            raise ValueError(f"card code {c} more than twice")
-        h = hand_add_card(h, c)
-    return h
 
 
 # ---------------------------------------------------------------------------------------------
@@ -487,9 +460,9 @@ cdef class GameCore:
         self.row.declarer = 255
         decl_reset(&self.g.decl)
         for s in range(4):
-            self.g.t.hands[s] = hand_of(hands[s])
+            self.g.t.hands[s] = to_hand(hands[s])
             self.g.dealt[s] = self.g.t.hands[s]
-        self.g.kitty = hand_of(kitty)
+        self.g.kitty = to_hand(kitty)
         self.g.t.buried = self.g.kitty
         self.g.t.burier = dealer
         ctx_init(&self.g.t.ctx, &self.b.r, level, trump)
@@ -558,7 +531,7 @@ cdef class GameCore:
         self.g.dec_ready = 1
 
     def decide_cards(self, codes):
-        self.g.dec_cards = hand_of(codes)
+        self.g.dec_cards = to_hand(codes)
         self.g.dec_ready = 1
 
     def bot_decision(self, int bot, int k=0, int cands=0):
@@ -567,7 +540,7 @@ cdef class GameCore:
         bot_decide(&self.g, bot, k, cands)
         if self.g.pend_kind == DEC_DECLARE:
             return self.g.dec_choice
-        return codes_of(self.g.dec_cards)
+        return from_hand(self.g.dec_cards)
 
     # --- what is pending ---
 
@@ -596,9 +569,9 @@ cdef class GameCore:
         if open_calls and 0 <= self.g.decl.seat < 4:
             standing = (self.g.decl.seat, decl_trump(&self.g.decl))
         if kitty_known(&self.g, seat):
-            kitty = tuple(codes_of(self.g.kitty))
+            kitty = tuple(from_hand(self.g.kitty))
         if self.g.phase == PH_FOLLOW:
-            current = tuple([((self.g.leader + i) & 3, tuple(codes_of(self.g.tr.plays[i])))
+            current = tuple([((self.g.leader + i) & 3, tuple(from_hand(self.g.tr.plays[i])))
                              for i in range(self.g.tr.n)])
         done = self.g.phase == PH_DONE
         return (
@@ -610,7 +583,7 @@ cdef class GameCore:
             standing,
             self.g.t.dealer,
             bool(self.g.t.first_hand),
-            tuple(codes_of(self.g.t.hands[seat])),
+            tuple(from_hand(self.g.t.hands[seat])),
             kitty,
             current,
             self.g.t.def_points,
@@ -627,27 +600,27 @@ cdef class GameCore:
             kind = show_code_kind(self.g.opts[i])
             denom = show_code_denom(self.g.opts[i])
             out.append((self.g.opts[i], self.g.opt_acts[i],
-                        codes_of(show_hand(&self.b.r, self.g.t.level, kind, denom))))
+                        from_hand(show_hand(&self.b.r, self.g.t.level, kind, denom))))
         return out
 
     def hand(self, int seat):
-        return codes_of(self.g.t.hands[seat])
+        return from_hand(self.g.t.hands[seat])
 
     def hand_size(self, int seat):
         return hand_count(self.g.t.hands[seat])
 
     def bury_pool(self):
         """The cards the pending burier chooses from (its hand and the kitty)."""
-        return codes_of(hand_union(self.g.t.hands[self.g.bury_seat], self.g.kitty))
+        return from_hand(hand_union(self.g.t.hands[self.g.bury_seat], self.g.kitty))
 
     def kitty(self):
-        return codes_of(self.g.kitty)
+        return from_hand(self.g.kitty)
 
     def kitty_known(self, int seat):
         return bool(kitty_known(&self.g, seat))
 
     def shown(self, int seat):
-        return codes_of(self.g.shown[seat])
+        return from_hand(self.g.shown[seat])
 
     @property
     def burier(self):
@@ -705,11 +678,11 @@ cdef class GameCore:
         cdef int i
         if self.g.phase != PH_FOLLOW:
             return -1, []
-        return self.g.leader, [codes_of(self.g.tr.plays[i]) for i in range(self.g.tr.n)]
+        return self.g.leader, [from_hand(self.g.tr.plays[i]) for i in range(self.g.tr.n)]
 
     def lead_info(self):
         """(cards attempted, failed) of the trick in progress."""
-        return codes_of(self.g.attempt), self.g.failed
+        return from_hand(self.g.attempt), self.g.failed
 
     def follow_need(self):
         return self.g.tr.shape.ncards
@@ -726,7 +699,7 @@ cdef class GameCore:
         """Kind of a lead of these cards by the leader (-1: not a lead: two suits, or cards not
         held)."""
         cdef shape_t s
-        cdef hand_t h = hand_of(codes)
+        cdef hand_t h = to_hand(codes)
         if not hand_contains(self.g.t.hands[self.g.leader], h):
             return -1
         if lead_shape(&self.g.t.ctx, h, &s) < 0:
@@ -735,7 +708,7 @@ cdef class GameCore:
 
     def follow_ok(self, codes):
         cdef int seat = self.g.pend_seat
-        cdef hand_t h = hand_of(codes)
+        cdef hand_t h = to_hand(codes)
         if hand_count(h) != self.g.tr.shape.ncards or not hand_contains(self.g.t.hands[seat], h):
             return False
         return bool(follow_ok(&self.g.t.ctx, &self.g.tr.shape, self.g.t.hands[seat], h))
@@ -744,18 +717,18 @@ cdef class GameCore:
         """Legal follows of the pending seat containing `must`: a list, or None when there are
         more than `limit`."""
         cdef hand_t out[257]
-        cdef hand_t m = hand_of(must)
+        cdef hand_t m = to_hand(must)
         cdef int n, i
         if limit > 256:
             limit = 256
         n = enum_follows(&self.g, self.g.t.hands[self.g.pend_seat], m, out, limit)
         if n > limit:
             return None
-        return [codes_of(out[i]) for i in range(n)]
+        return [from_hand(out[i]) for i in range(n)]
 
     def follow_cards(self, must):
         """Codes c such that some legal follow contains `must` + c."""
-        cdef hand_t m = hand_of(must), h = self.g.t.hands[self.g.pend_seat]
+        cdef hand_t m = to_hand(must), h = self.g.t.hands[self.g.pend_seat]
         cdef hand_t rest = hand_minus(h, m) if hand_contains(h, m) else hand_empty()
         cdef u64 bits = rest.one
         cdef int code
@@ -810,7 +783,7 @@ cdef class GameCore:
             he = hand_mask(h, self.g.t.ctx.suit_bb[e])
             if he.one:
                 combos = [[]]
-                for c in sorted(set(codes_of(he))):
+                for c in sorted(set(from_hand(he))):
                     n = hand_copies(he, c)
                     combos = [p + [c] * k for p in combos for k in range(n + 1)]
                 out.extend(p for p in combos if p)
@@ -820,14 +793,14 @@ cdef class GameCore:
     def lead_cards(self, int seat, picked):
         """Codes that can join `picked` in a lead: any card held (beyond the picked copies) of
         the picked cards' effective suit (any suit when nothing is picked)."""
-        cdef hand_t h = self.g.t.hands[seat], p = hand_of(picked)
+        cdef hand_t h = self.g.t.hands[seat], p = to_hand(picked)
         cdef hand_t rest
         if not hand_contains(h, p):
             return []
         rest = hand_minus(h, p)
         if p.one:
             rest = hand_mask(rest, self.g.t.ctx.suit_bb[self.g.t.ctx.eff[lsb(p.one)]])
-        return sorted(set(codes_of(rest)))
+        return sorted(set(from_hand(rest)))
 
 
 cdef inline long pow3(int n) noexcept:
