@@ -517,9 +517,6 @@ cdef class GameCore:
         for k in range(4):
             self.g.bot_rng.s[k] = state[k]
 
-    def set_external(self, int mask):
-        self.g.external = mask
-
     def set_search(self, int seat, int k, int cands):
         """Seat `seat` searches its leads and follows (k worlds, `cands` candidates; k = 0: it
         does not). fastsheng._search must be imported."""
@@ -547,10 +544,6 @@ cdef class GameCore:
     @property
     def phase(self):
         return PHASES.get(self.g.phase, "declare")
-
-    @property
-    def phase_code(self):
-        return self.g.phase
 
     @property
     def pending(self):
@@ -679,10 +672,6 @@ cdef class GameCore:
         if self.g.phase != PH_FOLLOW:
             return -1, []
         return self.g.leader, [from_hand(self.g.tr.plays[i]) for i in range(self.g.tr.n)]
-
-    def lead_info(self):
-        """(cards attempted, failed) of the trick in progress."""
-        return from_hand(self.g.attempt), self.g.failed
 
     def follow_need(self):
         return self.g.tr.shape.ncards
