@@ -132,3 +132,42 @@ def test_python_random_bot_hands_per_second(benchmark, rules):
         f"{ratio * CALIBRATION_RATE:,.0f} hands/s at the reference machine's Python speed)"
     )
     assert ratio >= TARGET_RATIO * SLACK, (py, calib)
+
+
+def _env_steps(make, hands: int) -> int:
+    """Random masked actions through `hands` episodes; returns the steps taken."""
+    import numpy as np
+
+    e = make(rules="standard", seed=3)
+    rng = np.random.default_rng(0)
+    steps = 0
+    for h in range(hands):
+        e.reset(seed=3 if h == 0 else None)
+        for _agent in e.agent_iter():
+            obs, _, terminated, truncated, _ = e.last()
+            if terminated or truncated:
+                e.step(None)
+                continue
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 1
+    return steps
+
+
+def test_env_steps_per_second(benchmark):
+    """fastsheng.env's speed with random masked actions, printed (no target in the issue):
+    ``env()`` with PettingZoo's checking wrappers and ``raw_env()`` without."""
+    pytest.importorskip("pettingzoo")
+    from fastsheng.env import env, raw_env
+
+    rates = {}
+    for name, make in (("env", env), ("raw_env", raw_env)):
+        t = time.thread_time()
+        steps = _env_steps(make, 20)
+        rates[name] = steps / (time.thread_time() - t)
+    benchmark.pedantic(_env_steps, args=(env, 2), rounds=1, iterations=1)
+    benchmark.extra_info.update({k: round(v) for k, v in rates.items()})
+    print(
+        f"\nfastsheng.env: {rates['env']:,.0f} steps/s with the wrappers, "
+        f"{rates['raw_env']:,.0f} steps/s raw (one core)"
+    )
+    assert rates["raw_env"] > 0 and rates["env"] > 0
