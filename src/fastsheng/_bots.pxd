@@ -17,8 +17,9 @@ cdef enum:
     BOT_CHAOS = 3        # test bot (not public): random leads including random throws
     BOT_MUTE = 4         # test bot (not public): plays as basic, never calls
     BOT_EXPERT2 = 5      # expert-v2 (frozen; BOT_EXPERT is the frozen expert-v1)
-    BOT_EXPERT3 = 6      # expert-v3 (the expert of today)
-    NBOTS = 7
+    BOT_EXPERT3 = 6      # expert-v3 (frozen)
+    BOT_EXPERT4 = 7      # expert-v4 (the expert of today)
+    NBOTS = 8
 
 
 # What the game shares with the bots. Bots read only their own hand and public facts.
@@ -39,6 +40,7 @@ cdef struct table_t:
     int tricks_done
     int kv[54]                # how much a player wants to keep each card (bots_prepare)
     int fv[54]                # preference of a point card when feeding points
+    double lead_risk          # bot_lead: the leader's own estimate that its lead fails (0 = sure)
 
 
 # The trick being played.

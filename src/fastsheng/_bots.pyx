@@ -32,10 +32,10 @@ from fastsheng._bitboard cimport (
     hand_mask, hand_minus, hand_remove_card, hand_t, hand_union, lsb, msb, popcount, u64, u8,
 )
 from fastsheng._core cimport (
-    FILL_TRUMP_FIRST, FOLLOW_SUIT, OVERTRUMP_EVERY,
+    FILL_TRUMP_FIRST, FOLLOW_SUIT, OVERTRUMP_EVERY, PEN_FLAT, PEN_HALF_STAKE, PEN_PER_CARD,
     KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP, card_key_bits, ctx_t,
-    eff_of, hand_points, has_shape, lead_shape, pack, pair_key_bits, play_strength, run_starts,
-    shape_t, split_units, throw_check, trick_winner, unit_t,
+    eff_of, hand_points, has_shape, lead_shape, level_change, pack, pair_key_bits, play_strength, run_starts,
+    rules_t, shape_t, split_units, throw_check, trick_winner, unit_t,
 )
 from fastsheng._rng cimport rng_below, rng_t
 
@@ -647,6 +647,7 @@ cdef hand_t lead_basic(table_t* t, int seat) noexcept nogil:
 
 cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil:
     cdef int bot = t.bots[seat]
+    t.lead_risk = 0.0
     if bot == BOT_RANDOM:
         return lead_random(t, seat)
     if bot == BOT_CHAOS:
@@ -654,7 +655,9 @@ cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil:
     if bot == BOT_EXPERT:
         return lead_expert(t, seat)
     if bot == BOT_EXPERT2 or bot == BOT_EXPERT3:
-        return lead_v2(t, seat)
+        return lead_planned(t, seat, 0)
+    if bot == BOT_EXPERT4:
+        return lead_planned(t, seat, PLAN_RISK | PLAN_STAKES)
     return lead_basic(t, seat)
 
 
@@ -703,9 +706,11 @@ cdef hand_t bot_follow(table_t* t, int seat, const trick_t* tr) noexcept nogil:
     if bot == BOT_EXPERT:
         return follow_expert(t, seat, tr)
     if bot == BOT_EXPERT2:
-        return follow_v2(t, seat, tr)
+        return follow_planned(t, seat, tr, 0)
     if bot == BOT_EXPERT3:
-        return follow_v3(t, seat, tr)
+        return follow_planned(t, seat, tr, PLAN_SECURE)
+    if bot == BOT_EXPERT4:
+        return follow_planned(t, seat, tr, PLAN_SECURE | PLAN_RISK | PLAN_STAKES)
     return follow_basic(t, seat, tr)
 
 
@@ -951,7 +956,8 @@ cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil:
         return out
     if t.bots[seat] == BOT_EXPERT:
         return bury_expert(t, seat, hand)
-    if t.bots[seat] == BOT_EXPERT2 or t.bots[seat] == BOT_EXPERT3:
+    if t.bots[seat] == BOT_EXPERT2 or t.bots[seat] == BOT_EXPERT3 or \
+            t.bots[seat] == BOT_EXPERT4:
         return bury_v2(t, seat, hand)
     for e in range(5):
         slen[e] = hand_count(hand_mask(hand, c.suit_bb[e]))
@@ -1036,7 +1042,7 @@ cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
         return -1
     if bot == BOT_EXPERT:
         return declare_expert(t, seat, options, n, dealt, standing_seat, after_burial)
-    if bot == BOT_EXPERT2 or bot == BOT_EXPERT3:
+    if bot == BOT_EXPERT2 or bot == BOT_EXPERT3 or bot == BOT_EXPERT4:
         return declare_v2(t, seat, options, n, dealt, standing_seat, after_burial)
     # basic: the longest suit, reinforce own calls, never overcall the partner
     if standing_seat >= 0 and standing_seat != seat and partner_of(seat) == standing_seat:
@@ -1074,6 +1080,25 @@ cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
 # from v1 is named (the `V2:` comments) and says why a strong player makes it; each was measured
 # on paired deals against expert-v1 and kept only when it won (analysis/paired_bots.py).
 # =============================================================================================
+
+# The decisions that set expert-v2, v3 and v4 apart, as flags of one lead and one follow
+# (lead_planned, follow_planned): v2 plays with none, v3 with PLAN_SECURE, v4 with all.
+cdef enum:
+    PLAN_SECURE = 1          # v3: secure the trick, contest every trick in suit
+    PLAN_RISK = 2            # v4: calculated-risk throws
+    PLAN_STAKES = 4          # v4: the level table's lines raise the stakes of a trick
+
+# V4 calculated risk, in points (risky_throw_v4): what a throw's risky pair wins when the throw
+# stands, what a failure costs besides the penalty (the lead handed over), and the weight of the
+# penalty of the rules in force. Measured on paired deals against expert-v3 (docs/bots.md): with
+# no penalty, risking at a cost of 25 lost, 40 and 60 won; under 10 per card risky throws lost at
+# every penalty weight tried up to 4, so the penalty weighs 8 and the bot risks throws only where
+# penalties are absent.
+cdef enum:
+    RISK_GAIN = 10
+    RISK_COST = 40
+    RISK_PENALTY_WEIGHT = 8
+
 
 cdef inline bint ruff_risk_v2(const table_t* t, int seat, int e, hand_t unseen,
                               int first_after, int nafter) noexcept nogil:
@@ -1175,15 +1200,95 @@ cdef hand_t draw_trumps_v2(table_t* t, int seat, hand_t h, hand_t unseen) noexce
     return out
 
 
-cdef hand_t lead_v2(table_t* t, int seat) noexcept nogil:
+cdef double throw_odds(const table_t* t, int seat, int e, hand_t unseen, int code) noexcept nogil:
+    """V4 the chance that no other hand holds a pair of side suit e above the pair at `code`:
+    each pair above it with both cards unseen must be split (two hands, or a hand and the
+    kitty). Both cards are placed at random among the places they can be (the kitty, and the
+    hands of the players not known to be void in e), as a player reckons who knows only the
+    public record; the numbers of cards held are public."""
+    cdef const ctx_t* c = &t.ctx
+    cdef u64 above = unseen.two & c.suit_bb[e] & ~((((<u64>1) << code) << 1) - 1)
+    cdef int m = popcount(above), room = 0, n, s
+    cdef double same = 0.0
+    if m == 0:
+        return 1.0
+    for s in range(4):
+        if s != seat and not (t.void_mask[s] >> e) & 1:
+            room += hand_count(t.hands[s])
+    if room < 2:
+        return 1.0
+    for s in range(4):
+        if s != seat and not (t.void_mask[s] >> e) & 1:
+            n = hand_count(t.hands[s])
+            same += <double>(n * (n - 1)) / <double>(room * (room - 1))
+    return (1.0 - same) ** m
+
+
+cdef inline int throw_penalty_of(const rules_t* r, int back) noexcept nogil:
+    """The penalty in points of a failed throw that takes `back` cards back, under the rules in
+    force (half the stake: counted as 40 points, what half a level is worth)."""
+    if r.throw_penalty == PEN_PER_CARD:
+        return r.throw_penalty_points * back
+    if r.throw_penalty == PEN_FLAT:
+        return r.throw_penalty_points
+    if r.throw_penalty == PEN_HALF_STAKE:
+        return 40
+    return 0
+
+
+cdef hand_t risky_throw_v4(const table_t* t, int seat, int e, hand_t h, hand_t sf,
+                           hand_t unseen, double* p_out) noexcept nogil:
+    """V4 calculated risk: throw the sure winners of side suit e together with its highest other
+    pair when that pair is probably (not surely) unbeaten: the higher pairs still out are
+    likely split between hands. A strong player takes the risk when the chance of success
+    times what the pair wins (a trick it would likely lose later, and its points) beats the
+    chance of failure times its cost: the penalty of the rules in force for the cards taken
+    back, and the lead handed over. With no penalty it throws freely; with 10 per card it
+    throws only near certainty. (Singles are not risked: their beaters are high cards, which
+    the burier keeps, so the kitty rarely saves them.)"""
+    cdef const ctx_t* c = &t.ctx
+    cdef u64 pairs = h.two & c.suit_bb[e] & ~sf.two
+    cdef int code, gain, cost
+    cdef double p
+    cdef hand_t out = sf
+    if pairs == 0:
+        return sf
+    code = msb(pairs)
+    p = throw_odds(t, seat, e, unseen, code)
+    gain = RISK_GAIN + 2 * card_pts(code)
+    cost = RISK_COST + RISK_PENALTY_WEIGHT * throw_penalty_of(&c.r, hand_count(sf))
+    if p < 1.0 and p * gain > (1.0 - p) * cost:
+        p_out[0] = p
+        out.one |= (<u64>1) << code
+        out.two |= (<u64>1) << code
+    return out
+
+
+cdef int stakes_v4(const table_t* t, int seat, int pts) noexcept nogil:
+    """V4 the level table in force: late in the hand, points that would carry the defenders'
+    total across a line of the table (a level more or less, the take-over) are contested as if
+    they were 10, whatever their face value; a strong player counts the score against the
+    table, not the points on one trick."""
+    cdef int la, lb, a, b
+    if pts == 0 or pts >= 10 or hand_count(t.hands[seat]) > 8:
+        return pts
+    a = level_change(&t.ctx.r, t.def_points, &la)
+    b = level_change(&t.ctx.r, t.def_points + pts, &lb)
+    if a != b or la != lb:
+        return 10
+    return pts
+
+
+cdef hand_t lead_planned(table_t* t, int seat, int plan) noexcept nogil:
     cdef const ctx_t* c = &t.ctx
     cdef hand_t h = t.hands[seat], unseen = unseen_of(t, seat), he, sf, best = hand_empty()
     cdef hand_t out = hand_empty()
     cdef int e, score, best_score = -1, n = hand_count(h), nt, partner = partner_of(seat)
     cdef int pri[54]
     cdef int unseen_trumps = hand_count(hand_mask(unseen, c.suit_bb[TRUMP]))
+    cdef double p, best_p = 1.0
     # sure winners of the side suits, thrown together when there are several (as v1, with
-    # counted voids)
+    # counted voids); v4 adds a risky pair where the rules make the risk worth it
     for e in range(4):
         he = hand_mask(h, c.suit_bb[e])
         if he.one == 0:
@@ -1191,11 +1296,16 @@ cdef hand_t lead_v2(table_t* t, int seat) noexcept nogil:
         sf = safe_set(c, e, h, unseen)
         if sf.one == 0 or ruff_risk_v2(t, seat, e, unseen, seat + 1, 3):
             continue
+        p = 1.0
+        if plan & PLAN_RISK:
+            sf = risky_throw_v4(t, seat, e, h, sf, unseen, &p)
         score = 10 * hand_count(sf) + hand_points(c, sf)
         if score > best_score:
             best_score = score
             best = sf
+            best_p = p
     if best.one:
+        t.lead_risk = 1.0 - best_p     # the bot's own estimate that its throw fails
         return best
     nt = hand_count(hand_mask(h, c.suit_bb[TRUMP]))
     if nt:
@@ -1224,17 +1334,9 @@ cdef hand_t lead_v2(table_t* t, int seat) noexcept nogil:
     return lead_basic(t, seat)
 
 
-cdef hand_t follow_v2(table_t* t, int seat, const trick_t* tr) noexcept nogil:
-    return follow_planned(t, seat, tr, False)
-
-
-cdef hand_t follow_v3(table_t* t, int seat, const trick_t* tr) noexcept nogil:
-    return follow_planned(t, seat, tr, True)
-
-
-cdef hand_t follow_planned(table_t* t, int seat, const trick_t* tr, bint secure) noexcept nogil:
-    """The follow of expert-v2 and, with `secure`, of expert-v3 (docs/bots.md, "expert-v3"):
-    v3 is v2 with this follow's two `V3` decisions; its leads, burial and calls are v2's."""
+cdef hand_t follow_planned(table_t* t, int seat, const trick_t* tr, int plan) noexcept nogil:
+    """The follow of expert-v2 (plan 0), v3 (PLAN_SECURE: this follow's two `V3` decisions) and
+    v4 (docs/bots.md); their burial and calls are v2's."""
     cdef const ctx_t* c = &t.ctx
     cdef hand_t h = t.hands[seat], play, hp, unseen = unseen_of(t, seat)
     cdef int pri[54]
@@ -1244,8 +1346,10 @@ cdef hand_t follow_planned(table_t* t, int seat, const trick_t* tr, bint secure)
     cdef int pts = trick_pts(c, tr)
     cdef int e = tr.shape.eff, nafter = 3 - tr.n, thr, code, k
     cdef bint partner_wins = wseat == partner_of(seat)
-    cdef bint strong, ruffing
+    cdef bint strong, ruffing, secure = plan & PLAN_SECURE
     cdef u64 bits
+    if plan & PLAN_STAKES:
+        pts = stakes_v4(t, seat, pts)
     hp = hand_mask(h, c.suit_bb[e])
     ruffing = hp.one == 0
     if hand_count(hp) < tr.shape.ncards:

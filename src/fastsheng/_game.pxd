@@ -78,6 +78,7 @@ cdef struct hand_row_t:
     u8 jokers[4]
     u8 points[4]
     u8 level_cards[4]
+    float throw_risk          # failed throws the leaders expected: their own estimates, summed
 
 
 cdef struct match_row_t:

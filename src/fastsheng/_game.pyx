@@ -574,6 +574,7 @@ cdef int run_lead(game_t* g) noexcept nogil:
         attempt = search_hook(g, leader)
     else:
         attempt = bot_lead(t, leader)
+        g.row.throw_risk += <float>t.lead_risk
     if attempt.one == 0 or not hand_contains(t.hands[leader], attempt) or \
             lead_shape(&t.ctx, attempt, &tr.shape) < 0:
         b.errors += 1

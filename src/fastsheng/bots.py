@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 # unversioned name -> the version it plays today
-ALIASES = {"basic": "basic-v1", "expert": "expert-v3"}
+ALIASES = {"basic": "basic-v1", "expert": "expert-v4"}
 
 # index of each versioned bot in the C dispatch (fastsheng/_bots.pxd); `_chaos` leads random
 # subsets of a suit (throws that fail), `_mute` plays as basic-v1 and never calls (the no-call
@@ -40,11 +40,13 @@ BOT_INDEX = {
     "_mute": 4,
     "expert-v2": 5,
     "expert-v3": 6,
+    "expert-v4": 7,
 }
 
 # the search bot: parameters with their defaults and bounds (cands <= _search.MAX_CANDS)
 SEARCH = "search"
-SEARCH_DEFAULTS = {"k": 32, "cands": 8, "base": "expert"}
+# (the base stays expert-v3, so `search` plays as in its published figures; base=expert is v4)
+SEARCH_DEFAULTS = {"k": 32, "cands": 8, "base": "expert-v3"}
 SEARCH_BOUNDS = {"k": (1, 1024), "cands": (1, 32)}
 
 # the names a user may give (unversioned first)

@@ -499,7 +499,7 @@ def _engine_docs(table_name: str) -> dict[str, str]:
         return {}
     docs = {"hands": "HAND_COLUMNS", "matches": "MATCH_COLUMNS", "tricks": "TRICK_COLUMNS"}
     raw = getattr(hands, docs.get(table_name, ""), {}) or {}
-    type_prefix = re.compile(r"^(u?int\d+|bool|dictionary string|list<\w+>)(: |, |$)")
+    type_prefix = re.compile(r"^(u?int\d+|float\d+|bool|dictionary string|list<\w+>)(: |, |$)")
     return {name: type_prefix.sub("", text) for name, text in raw.items()}
 
 

@@ -94,6 +94,7 @@ _HAND_FIELDS = [
     ("jokers", "u1", (4,)),
     ("points", "u1", (4,)),
     ("level_cards", "u1", (4,)),
+    ("throw_risk", "f4"),
 ]
 HAND_DTYPE = np.dtype(_HAND_FIELDS, align=True)
 MATCH_DTYPE = np.dtype(
@@ -169,6 +170,8 @@ HAND_COLUMNS: dict[str, str] = {
     "throws": "uint8: throws attempted (failed ones included)",
     "failed_throws": "uint8: failed throws",
     "failed_throws_dealer": "uint8: failed throws by the dealer side",
+    "throw_risk": "float32: failed throws the leading bots expected (their own estimates,"
+    " summed; 0 for bots that keep none: random, basic, expert-v1..v3)",
     "penalty": "int16: net effect of throw penalties on the defenders' total",
     "penalty_stakes": "uint8: half-stake penalties recorded (throw_penalty = half_stake)",
     "defenders_total": "int16: trick points + kitty bonus + penalty, at least 0",
@@ -500,6 +503,7 @@ def _hands_table(rows: np.ndarray, batch: int, rules: Rules, names, matches_mode
             "throws": pa.array(rows["throws"]),
             "failed_throws": pa.array(rows["failed_throws"]),
             "failed_throws_dealer": pa.array(rows["failed_throws_dealer"]),
+            "throw_risk": pa.array(rows["throw_risk"]),
             "penalty": pa.array(rows["penalty"]),
             "penalty_stakes": pa.array(rows["penalty_stakes"]),
             "defenders_total": pa.array(rows["defenders_total"]),
