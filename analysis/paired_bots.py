@@ -54,9 +54,10 @@ def main(argv: list[str]) -> None:
     rules = argv[3] if len(argv) > 3 else "standard"
     seed = int(argv[4]) if len(argv) > 4 else 2024
     mean, lo, hi, won = paired(x, y, n, seed, rules)
+    d = 3 if abs(mean) >= 0.01 else 4  # two close versions differ in the fourth decimal
     print(
         f"{rules}: {resolve_bot(x)} vs {resolve_bot(y)} over {n:,} paired deals (seed {seed}): "
-        f"{mean:+.3f} net levels/hand [{lo:+.3f}, {hi:+.3f}], hands won {100 * won:.1f}%"
+        f"{mean:+.{d}f} net levels/hand [{lo:+.{d}f}, {hi:+.{d}f}], hands won {100 * won:.{d - 2}f}%"
     )
 
 

@@ -25,6 +25,7 @@ def test_bots_tuple():
         "expert-v1",
         "expert-v2",
         "expert-v3",
+        "expert-v4",
         "search",
     )
 

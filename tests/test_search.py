@@ -20,8 +20,10 @@ SMALL = "search:k=3,cands=4"
 
 
 def test_names_resolve_with_every_parameter_spelled_out():
-    assert B.resolve_bot("search") == "search:k=32,cands=8,base=" + B.resolve_bot("expert")
-    assert B.resolve_bot(" Search:cands=4, k=8 ") == "search:k=8,cands=4,base=" + B.resolve_bot(
+    # the default base is the expert of search's published figures (expert-v3), frozen
+    assert B.resolve_bot("search") == "search:k=32,cands=8,base=expert-v3"
+    assert B.resolve_bot(" Search:cands=4, k=8 ") == "search:k=8,cands=4,base=expert-v3"
+    assert B.resolve_bot("search:base=expert") == "search:k=32,cands=8,base=" + B.resolve_bot(
         "expert"
     )
     assert B.resolve_bot("search:base=basic") == "search:k=32,cands=8,base=basic-v1"

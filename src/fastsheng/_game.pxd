@@ -192,6 +192,8 @@ cdef struct game_t:
     int dec_ready             # the pending decision was supplied
     int dec_choice            # DEC_DECLARE: index into opts, -1 pass
     hand_t dec_cards          # DEC_BURY / DEC_LEAD / DEC_FOLLOW
+    hand_t bot_lead_cards     # the lead bot_decide last gave, and its bot's failure estimate:
+    double bot_lead_risk      # counted in throw_risk when that very lead is applied
     int pend_kind             # DEC_*: what game_run stopped for
     int pend_seat
     int nopt                  # the shows offered (DEC_DECLARE)

@@ -528,6 +528,7 @@ cdef void hand_begin(game_t* g, int level, int dealer, int first_hand, hand_row_
         g.t0 = now()
     memset(row, 0, sizeof(hand_row_t))
     g.row = row
+    g.bot_lead_cards = hand_empty()
     g.level = level
     g.first = dealer
     g.redeals = 0
@@ -570,11 +571,14 @@ cdef int run_lead(game_t* g) noexcept nogil:
     tr.barred = 0
     if is_external(g, leader):
         attempt = g.dec_cards
+        if attempt.one == g.bot_lead_cards.one and attempt.two == g.bot_lead_cards.two:
+            g.row.throw_risk += <float>g.bot_lead_risk     # the bot's own lead, applied
     elif searches(g, leader):
         attempt = search_hook(g, leader)
     else:
         attempt = bot_lead(t, leader)
         g.row.throw_risk += <float>t.lead_risk
+    g.bot_lead_cards = hand_empty()
     if attempt.one == 0 or not hand_contains(t.hands[leader], attempt) or \
             lead_shape(&t.ctx, attempt, &tr.shape) < 0:
         b.errors += 1
@@ -833,6 +837,8 @@ cdef void bot_decide(game_t* g, int bot, int k, int cands) noexcept nogil:
         g.dec_cards = bot_bury(t, seat, hand_union(t.hands[seat], g.kitty))
     elif g.pend_kind == DEC_LEAD:
         g.dec_cards = bot_lead(t, seat)
+        g.bot_lead_cards = g.dec_cards
+        g.bot_lead_risk = t.lead_risk
     elif g.pend_kind == DEC_FOLLOW:
         g.dec_cards = bot_follow(t, seat, &g.tr)
     t.bots[seat] = saved
