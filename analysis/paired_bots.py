@@ -57,7 +57,8 @@ def main(argv: list[str]) -> None:
     d = 3 if abs(mean) >= 0.01 else 4  # two close versions differ in the fourth decimal
     print(
         f"{rules}: {resolve_bot(x)} vs {resolve_bot(y)} over {n:,} paired deals (seed {seed}): "
-        f"{mean:+.{d}f} net levels/hand [{lo:+.{d}f}, {hi:+.{d}f}], hands won {100 * won:.{d - 2}f}%"
+        f"{mean:+.{d}f} net levels/hand [{lo:+.{d}f}, {hi:+.{d}f}], "
+        f"hands won {100 * won:.{d - 2}f}%"
     )
 
 

@@ -72,7 +72,7 @@ def is_python_bot(name: str) -> bool:
 
 
 def resolve_bot(name: str) -> str:
-    """The versioned name a bot name plays as: ``"expert"`` -> ``"expert-v3"``. Raises
+    """The versioned name a bot name plays as: ``"expert"`` -> ``"expert-v4"``. Raises
     ``ValueError`` naming the bot and the known ones when it is unknown. A Python bot's
     "module.path:Class" is kept as given (it is imported where it plays)."""
     if is_python_bot(name):

@@ -10,6 +10,8 @@ per throw: the throws of one hand are not independent; a Wilson bound when none 
 * the defenders' kitty capture rate, and the share of hands the kitty decides: the side that goes
   up flips because of the kitty bonus;
 * throws per hand, hands with a throw, failed throws per throw and hands with a failed throw;
+  and failed throws against the failures the leading bots expected (``throw_risk``: their own
+  estimates, summed; n/a for bots that risk no throw, and for runs made before the column);
 * hands in which a defender leads trump in tricks 1-5 (needs the tricks table: ``--tricks``);
 * the dealer side's win rate.
 
@@ -53,6 +55,10 @@ METRICS: dict[str, tuple[str, str]] = {
     "hands_with_throw": ("hands with a throw", "share of hands"),
     "failed_per_throw": ("failed throws", "share of throws"),
     "hands_with_failed_throw": ("hands with a failed throw", "share of hands"),
+    "failed_vs_expected": (
+        "failed throws / the failures the leaders expected",
+        "ratio (1 = as estimated)",
+    ),
     "defender_early_trump": (
         f"a defender leads trump in tricks 1-{EARLY_TRICKS}",
         "share of hands",
@@ -147,7 +153,8 @@ def realism_panel(
     rules: Any,
     tricks: pa.Table | pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One row per metric of :data:`METRICS` (the trump-lead row only with ``tricks``):
+    """One row per metric of :data:`METRICS` (the trump-lead row only with ``tricks``, the
+    calibration row only when the hands have ``throw_risk``):
     key, metric, unit, estimate, lo, hi (95%), n, method, warning (why an interval may not
     hold; empty when no problem is known)."""
     h = _frame(hands)
@@ -171,6 +178,9 @@ def realism_panel(
         _row("failed_per_throw", stats.ratio_cluster(failed, throws, CONF)),
         share("hands_with_failed_throw", failed > 0),
     ]
+    if "throw_risk" in h.columns:  # the bots' own estimates (0.3 on)
+        risk = h["throw_risk"].to_numpy(np.float64)
+        rows.append(_row("failed_vs_expected", stats.ratio_cluster(failed, risk, CONF)))
     if tricks is not None:
         rows.append(share("defender_early_trump", early_trump_lead_by_defenders(h, tricks)))
     rows.append(share("dealer_side_wins", h["winner"].astype(str).to_numpy() == "dealer"))
