@@ -33,6 +33,7 @@ def handmade():
             "defenders_total": [90, 40, 110, 75],
             "throws": [2, 0, 1, 0],
             "failed_throws": [1, 0, 0, 0],
+            "throw_risk": [0.5, 0.0, 0.25, 0.0],  # the leaders' own estimates
             "winner": ["defenders", "dealer", "defenders", "dealer"],
         }
     )
@@ -82,6 +83,7 @@ def test_panel_on_handmade_hands():
         "hands_with_throw": 2 / 4,
         "failed_per_throw": 1 / 3,
         "hands_with_failed_throw": 1 / 4,
+        "failed_vs_expected": 1 / 0.75,  # 1 failure where 0.75 were expected
         "defender_early_trump": 2 / 4,
         "dealer_side_wins": 2 / 4,
     }
@@ -89,7 +91,7 @@ def test_panel_on_handmade_hands():
         assert p.loc[key, "estimate"] == pytest.approx(value), key
         assert p.loc[key, "lo"] <= value <= p.loc[key, "hi"], key
     assert p.loc["failed_per_throw", "n"] == 3  # throws, not hands
-    assert (p.drop(index="failed_per_throw")["n"] == 4).all()
+    assert (p.drop(index=["failed_per_throw", "failed_vs_expected"])["n"] == 4).all()
     assert p.loc["kitty_captured", "method"] == "wilson"
 
 
@@ -103,6 +105,16 @@ def test_early_trump_flags_per_hand_in_hands_order():
         True,
         False,
     ]
+
+
+def test_runs_without_throw_risk_have_no_calibration_row():
+    hands, tricks = handmade()
+    p = realism.realism_panel(hands.drop(columns=["throw_risk"]), STANDARD, tricks)
+    assert "failed_vs_expected" not in set(p["key"])
+    hands["throw_risk"] = 0.0  # bots that keep no estimate: n/a, not a division by zero
+    row = realism.realism_panel(hands, STANDARD, tricks).set_index("key")
+    assert row.loc["failed_vs_expected", "n"] == 0
+    assert not np.isfinite(row.loc["failed_vs_expected", "estimate"])
 
 
 def test_panel_without_tricks_has_no_trump_lead_row():
