@@ -34,8 +34,8 @@ from fastsheng._bitboard cimport (
 from fastsheng._core cimport (
     FILL_TRUMP_FIRST, FOLLOW_SUIT, OVERTRUMP_EVERY, PEN_FLAT, PEN_HALF_STAKE, PEN_PER_CARD,
     KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP, card_key_bits, ctx_t,
-    eff_of, hand_points, has_shape, lead_shape, level_change, pack, pair_key_bits, play_strength, run_starts,
-    rules_t, shape_t, split_units, throw_check, trick_winner, unit_t,
+    eff_of, hand_points, has_shape, lead_shape, level_change, pack, pair_key_bits, play_strength,
+    run_starts, rules_t, shape_t, split_units, throw_check, trick_winner, unit_t,
 )
 from fastsheng._rng cimport rng_below, rng_t
 
@@ -1202,10 +1202,11 @@ cdef hand_t draw_trumps_v2(table_t* t, int seat, hand_t h, hand_t unseen) noexce
 
 cdef double throw_odds(const table_t* t, int seat, int e, hand_t unseen, int code) noexcept nogil:
     """V4 the chance that no other hand holds a pair of side suit e above the pair at `code`:
-    each pair above it with both cards unseen must be split (two hands, or a hand and the
-    kitty). Both cards are placed at random among the places they can be (the kitty, and the
-    hands of the players not known to be void in e), as a player reckons who knows only the
-    public record; the numbers of cards held are public."""
+    each pair above it with both cards unseen must be split between two hands. Both cards are
+    placed at random among the hands of the players not known to be void in e, by their sizes
+    (public), as a player reckons who knows only the public record. The kitty is left out: a
+    strong burier keeps its high cards, so it rarely holds a card of a higher pair (measured:
+    0.9 failures per expected failure, docs/bots.md)."""
     cdef const ctx_t* c = &t.ctx
     cdef u64 above = unseen.two & c.suit_bb[e] & ~((((<u64>1) << code) << 1) - 1)
     cdef int m = popcount(above), room = 0, n, s
