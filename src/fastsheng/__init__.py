@@ -15,7 +15,7 @@ from fastsheng.hands import BOTS, format_trace, simulate_hands, simulate_matches
 from fastsheng.observation import Observation
 from fastsheng.rules import Rules, get_rules, list_presets, load_rules
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "Action",
