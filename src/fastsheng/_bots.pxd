@@ -34,6 +34,8 @@ cdef struct table_t:
     hand_t played             # every card played so far (public)
     hand_t played_by[4]       # cards played by each seat (public)
     int void_mask[4]          # bit e: seat has shown it is void in effective suit e (public)
+    int nopair_mask[4]        # bit e: seat has shown it holds no pair of suit e (public: it
+                              # answered a pair lead of e without all the pairs it asked)
     hand_t buried             # the kitty as buried; read only by its burier
     int burier                # seat that buried the kitty last
     int def_points            # defenders' points so far (public)

@@ -1219,7 +1219,7 @@ cdef double throw_odds(const table_t* t, int seat, int e, hand_t unseen, int cod
     if room < 2:
         return 1.0
     for s in range(4):
-        if s != seat and not (t.void_mask[s] >> e) & 1:
+        if s != seat and not ((t.void_mask[s] | t.nopair_mask[s]) >> e) & 1:
             n = hand_count(t.hands[s])
             same += <double>(n * (n - 1)) / <double>(room * (room - 1))
     return (1.0 - same) ** m

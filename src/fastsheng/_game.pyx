@@ -44,7 +44,7 @@ from fastsheng._bots cimport (
 )
 from fastsheng._core cimport (
     ND_KITTY1, ND_KITTY3, ND_KITTY3_SKIP, ND_NO_TRUMP, ND_FLIP_LEVEL, ND_RANDOM_KITTY, H1_FINAL, H1_FIRST, OAB_YES, OAB_IF_DECLARED, CLOSES_DEAL, BONUS_LEVEL, BONUS_STAKE, PEN_PER_CARD, PEN_FLAT, PEN_HALF_STAKE, TIE_DEALER,
-    KIND_THROW, KIND_TRACTOR, MAXUNITS, NO_TRUMP, TRUMP, ctx_init, follow_ok, hand_points,
+    FOLLOW_SUIT, KIND_THROW, KIND_TRACTOR, MAXUNITS, NO_TRUMP, TRUMP, ctx_init, follow_ok, hand_points,
     kitty_mult, lead_shape, level_change, rules_t, shape_t, split_units, throw_check,
     trick_winner, unit_t,
 )
@@ -395,6 +395,7 @@ cdef void run_setup(game_t* g) noexcept nogil:
     for s in range(4):
         t.played_by[s] = hand_empty()
         t.void_mask[s] = 0
+        t.nopair_mask[s] = 0
     t.def_points = 0
     t.tricks_done = 0
     g.bury_seat = t.dealer
@@ -699,6 +700,11 @@ cdef int run_follow(game_t* g) noexcept nogil:
         if i and hand_count(hand_mask(tr.plays[i], t.ctx.suit_bb[tr.shape.eff])) < \
                 tr.shape.ncards:
             t.void_mask[seat] |= 1 << tr.shape.eff
+        elif i and tr.shape.npairs and (tr.shape.kind != KIND_THROW or
+                                        t.ctx.r.throw_follow != FOLLOW_SUIT) and \
+                popcount(tr.plays[i].two & t.ctx.suit_bb[tr.shape.eff]) < tr.shape.npairs:
+            # a follower must answer a lead's pairs with its own as far as it can (rules §5)
+            t.nopair_mask[seat] |= 1 << tr.shape.eff
     if (wseat & 1) != (t.dealer & 1):
         g.trick_pts += pts
         t.def_points += pts
