@@ -1204,9 +1204,10 @@ cdef double throw_odds(const table_t* t, int seat, int e, hand_t unseen, int cod
     """V4 the chance that no other hand holds a pair of side suit e above the pair at `code`:
     each pair above it with both cards unseen must be split between two hands. Both cards are
     placed at random among the hands of the players not known to be void in e, by their sizes
-    (public), as a player reckons who knows only the public record. The kitty is left out: a
-    strong burier keeps its high cards, so it rarely holds a card of a higher pair (measured:
-    0.9 failures per expected failure, docs/bots.md)."""
+    (public), as a player reckons who knows only the public record; a hand known to hold no
+    pair of e (it answered a pair lead of e with singles) cannot hold them together. The kitty
+    is left out: a strong burier keeps its high cards, so it rarely holds a card of a higher
+    pair (measured: 0.99 failures per expected failure, docs/bots.md)."""
     cdef const ctx_t* c = &t.ctx
     cdef u64 above = unseen.two & c.suit_bb[e] & ~((((<u64>1) << code) << 1) - 1)
     cdef int m = popcount(above), room = 0, n, s
