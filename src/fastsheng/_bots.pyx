@@ -32,10 +32,11 @@ from fastsheng._bitboard cimport (
     hand_mask, hand_minus, hand_remove_card, hand_t, hand_union, lsb, msb, popcount, u64, u8,
 )
 from fastsheng._core cimport (
-    FILL_TRUMP_FIRST, FOLLOW_SUIT, OVERTRUMP_EVERY, PEN_FLAT, PEN_HALF_STAKE, PEN_PER_CARD,
+    FILL_TRUMP_FIRST, FOLLOW_SUIT, OVERTRUMP_EVERY, PEN_HALF_STAKE,
     KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP, card_key_bits, ctx_t,
     eff_of, hand_points, has_shape, lead_shape, level_change, pack, pair_key_bits, play_strength,
-    run_starts, rules_t, shape_t, split_units, throw_check, trick_winner, unit_t,
+    run_starts, rules_t, shape_t, split_units, throw_check, throw_penalty_points, trick_winner,
+    unit_t,
 )
 from fastsheng._rng cimport rng_below, rng_t
 
@@ -1228,14 +1229,11 @@ cdef double throw_odds(const table_t* t, int seat, int e, hand_t unseen, int cod
 
 cdef inline int throw_penalty_of(const rules_t* r, int back) noexcept nogil:
     """The penalty in points of a failed throw that takes `back` cards back, under the rules in
-    force (half the stake: counted as 40 points, what half a level is worth)."""
-    if r.throw_penalty == PEN_PER_CARD:
-        return r.throw_penalty_points * back
-    if r.throw_penalty == PEN_FLAT:
-        return r.throw_penalty_points
+    force (half the stake, which the game counts in stakes: weighed as 40 points, what half a
+    level is worth)."""
     if r.throw_penalty == PEN_HALF_STAKE:
         return 40
-    return 0
+    return throw_penalty_points(r, back)
 
 
 cdef hand_t risky_throw_v4(const table_t* t, int seat, int e, hand_t h, hand_t sf,

@@ -170,6 +170,16 @@ cdef bint pack(int* cnt, int nkeys, const int* lens, int m) noexcept nogil
 # Kitty multiplier of a last-trick lead of shape s.
 cdef int kitty_mult(const ctx_t* c, const shape_t* s) noexcept nogil
 
+# Points of a failed throw's penalty that takes `back` cards back (per card / flat; 0 for none
+# and half-stake, which counts in stakes, not points). The game loop scores it, the bots weigh it.
+cdef inline int throw_penalty_points(const rules_t* r, int back) noexcept nogil:
+    if r.throw_penalty == PEN_PER_CARD:
+        return r.throw_penalty_points * back
+    if r.throw_penalty == PEN_FLAT:
+        return r.throw_penalty_points
+    return 0
+
+
 # Level change for a defenders' total: returns 0 (dealer side advances) or 1 (defenders take
 # over); *levels receives the number of levels gained.
 cdef int level_change(const rules_t* r, int total, int* levels) noexcept nogil

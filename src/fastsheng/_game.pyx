@@ -46,7 +46,7 @@ from fastsheng._core cimport (
     ND_KITTY1, ND_KITTY3, ND_KITTY3_SKIP, ND_NO_TRUMP, ND_FLIP_LEVEL, ND_RANDOM_KITTY, H1_FINAL, H1_FIRST, OAB_YES, OAB_IF_DECLARED, CLOSES_DEAL, BONUS_LEVEL, BONUS_STAKE, PEN_PER_CARD, PEN_FLAT, PEN_HALF_STAKE, TIE_DEALER,
     FOLLOW_SUIT, KIND_THROW, KIND_TRACTOR, MAXUNITS, NO_TRUMP, TRUMP, ctx_init, follow_ok, hand_points,
     kitty_mult, lead_shape, level_change, rules_t, shape_t, split_units, throw_check,
-    trick_winner, unit_t,
+    throw_penalty_points, trick_winner, unit_t,
 )
 from fastsheng._declare cimport (
     DECL_NONE, DECL_OVERCALL, NSHOWCODES, SEAT_NONE, decl_kitty, decl_reset, decl_t, decl_trump, show_apply,
@@ -601,14 +601,9 @@ cdef int run_lead(game_t* g) noexcept nogil:
         g.row.throws += 1
     if g.failed:
         g.row.failed_throws += 1
-        if r.throw_penalty == PEN_PER_CARD:
-            amount = r.throw_penalty_points * (g.att - tr.shape.ncards)
-        elif r.throw_penalty == PEN_FLAT:
-            amount = r.throw_penalty_points
-        else:
-            amount = 0
-            if r.throw_penalty == PEN_HALF_STAKE:
-                g.pen_stakes += 1
+        amount = throw_penalty_points(r, g.att - tr.shape.ncards)
+        if r.throw_penalty == PEN_HALF_STAKE:
+            g.pen_stakes += 1
         if (leader & 1) == (t.dealer & 1):
             g.row.failed_throws_dealer += 1
             g.pen_total += amount
