@@ -35,7 +35,7 @@ cdef inline double now() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 from fastsheng._bitboard cimport (
-    BIG_JOKER, SMALL_JOKER, hand_add_card, hand_contains, hand_count, hand_empty, hand_mask,
+    BIG_JOKER, SMALL_JOKER, hand_add_card, hand_contains, hand_count, hand_empty, hand_equal, hand_mask,
     hand_minus, hand_t, hand_union, lsb, popcount, u64, u8,
 )
 from fastsheng._bots cimport (
@@ -572,7 +572,7 @@ cdef int run_lead(game_t* g) noexcept nogil:
     tr.barred = 0
     if is_external(g, leader):
         attempt = g.dec_cards
-        if attempt.one == g.bot_lead_cards.one and attempt.two == g.bot_lead_cards.two:
+        if hand_equal(attempt, g.bot_lead_cards):
             g.row.throw_risk += <float>g.bot_lead_risk     # the bot's own lead, applied
     elif searches(g, leader):
         attempt = search_hook(g, leader)
