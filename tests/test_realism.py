@@ -177,10 +177,10 @@ def test_panel_table_side_by_side():
     a = realism.realism_panel(hands, STANDARD, tricks)
     b = realism.realism_panel(hands, STANDARD)
     t = realism.panel_table({"A": a, "B": b})
-    assert list(t.columns) == ["metric", "unit", "A", "B"]
+    assert list(t.columns) == ["metric", "unit", "A", "B", "warning"]
     assert len(t) == len(realism.METRICS)
     row = t.set_index("metric").loc[realism.METRICS["defender_early_trump"][0]]
-    assert row["A"].startswith("50.0% [") and row["B"] == "n/a"
+    assert row["A"].startswith("50% [") and row["B"] == "n/a"
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,6 +222,7 @@ def test_report_realism_section_agrees_with_the_panel(tmp_path, tricks):
         "throw_hand": "hands_with_throw",
         "failure_rate": "failed_per_throw",
         "failed_hand": "hands_with_failed_throw",
+        "failed_vs_expected": "failed_vs_expected",  # the calibration row docs/bots.md promises
         "dealer_won": "dealer_side_wins",
     }
     if tricks:
@@ -233,3 +234,5 @@ def test_report_realism_section_agrees_with_the_panel(tmp_path, tricks):
     for key, panel_key in same.items():
         assert section.loc[key, "estimate"] == pytest.approx(panel.loc[panel_key, "estimate"]), key
         assert section.loc[key, "n"] == panel.loc[panel_key, "n"], key
+        for end in ("lo", "hi"):
+            assert section.loc[key, f"estimate_{end}"] == pytest.approx(panel.loc[panel_key, end])

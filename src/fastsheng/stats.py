@@ -19,6 +19,11 @@ example studies in ``analysis/`` can put them in tables directly.
 * Planning: :func:`mde` is the minimum detectable effect at a given n, :func:`n_for_mde` the n
   needed for a given effect.
 * Quantiles: :func:`quantile_ci`, a distribution-free interval from binomial order statistics.
+* Rare events against an expectation: :func:`poisson_ratio`, observed events over the events a
+  model expected, with the exact (Garwood) Poisson interval, which holds with a handful of
+  events where a normal interval does not.
+* Shares of clustered trials: :func:`wilson_clustered`, the Wilson interval at the effective
+  number of trials, so a share estimated from a few clusters stays inside [0, 1].
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ __all__ = [
     "n_for_mde",
     "quantile_ci",
     "ratio_cluster",
+    "poisson_ratio",
+    "wilson_clustered",
     "normal_p_value",
 ]
 
@@ -218,10 +225,13 @@ def skew_check(x) -> str:
     return ""
 
 
-def mean_t(x, conf: float = 0.95) -> Estimate:
+def mean_t(x, conf: float = 0.95, step: float | None = 1.0) -> Estimate:
     """Mean with the Student t interval ``mean +- t s / sqrt(n)`` (NaNs dropped) and the
-    :func:`skew_check` warning. A sample of non-negative counts that are all 0 gets the exact
-    Poisson upper bound ``3.689 / n`` instead of the zero-width ``[0, 0]``."""
+    :func:`skew_check` warning. A sample of a non-negative metric that is all 0 gets the exact
+    Poisson bound instead of the zero-width ``[0, 0]``: at most ``3.689 / n`` hands have an event,
+    each worth ``step``, the metric's smallest nonzero value (1 for counts, 5 for card points), so
+    the bound is ``step * 3.689 / n``. ``step=None`` (a metric whose smallest value is not known,
+    e.g. a penalty that depends on the rules) gives no upper bound (NaN) and says so."""
     x = _clean(x)
     n = x.size
     nan = float("nan")
@@ -233,7 +243,10 @@ def mean_t(x, conf: float = 0.95) -> Estimate:
         return Estimate(m, float("-inf"), float("inf"), 1, conf, "t", warn)
     sd = float(x.std(ddof=1))
     if sd == 0 and m == 0:
-        hi = _poisson_zero_upper(conf) / n
+        if step is None:
+            why = "every value is 0 and the metric's smallest nonzero value is unknown: no bound"
+            return Estimate(0.0, 0.0, nan, n, conf, "no bound (all 0)", why)
+        hi = step * _poisson_zero_upper(conf) / n
         return Estimate(0.0, 0.0, hi, n, conf, "exact Poisson bound (all 0)", warn)
     h = t_value(conf, n - 1) * sd / math.sqrt(n)
     return Estimate(m, m - h, m + h, n, conf, "t", warn)
@@ -392,6 +405,53 @@ def ratio_cluster(num, den, conf: float = 0.95) -> Estimate:
     se = math.sqrt(float(resid @ resid) / (k - 1) / k) / (total / k)
     h = z_value(conf) * se
     return Estimate(r, r - h, r + h, int(round(total)), conf, "ratio (cluster)")
+
+
+def poisson_ratio(events, expected, conf: float = 0.95) -> Estimate:
+    """``sum(events) / sum(expected)``: events seen against the events a model expected (e.g.
+    failed throws against the bots' own failure estimates; 1 = as estimated), with the exact
+    Garwood interval of a Poisson count divided by the expectation, which is held fixed. With
+    k = 0 events and 0.95 expected: [0, 3.689 / 0.95] = [0, 3.88]. Exact for Poisson counts and
+    conservative for sums of Bernoulli trials (less variable than Poisson). ``n`` is the number
+    of units (hands) the sums are over; NaN, and ``n`` 0, when nothing was expected."""
+    from scipy.stats import chi2
+
+    k = float(np.sum(events))
+    e = float(np.sum(expected))
+    if not e > 0:
+        nan = float("nan")
+        return Estimate(nan, nan, nan, 0, conf, "exact Poisson", "no events expected")
+    if k < 0 or k != round(k):
+        raise ValueError(f"events must be whole and non-negative, got a total of {k}")
+    a = (1.0 - conf) / 2.0
+    lo = float(chi2.ppf(a, 2 * k)) / 2.0 if k > 0 else 0.0
+    hi = float(chi2.ppf(1.0 - a, 2 * k + 2)) / 2.0
+    return Estimate(k / e, lo / e, hi / e, int(np.size(events)), conf, "exact Poisson (Garwood)")
+
+
+def wilson_clustered(y, conf: float = 0.95) -> Estimate:
+    """The share ``mean(y)`` of per-cluster shares ``y`` in [0, 1] (clusters of equal size, e.g.
+    the share of a deal's two hands a bot won) with the Wilson interval at the effective number
+    of trials ``n p (1 - p) / s^2`` (``s^2``: the variance of ``y``), so the interval has the
+    variance of the cluster means and still lies in [0, 1]. When the clusters do not vary the
+    effective number is the number of clusters (the dependence inside one is unknown). NaN with
+    fewer than 2 clusters: one cluster says nothing about the next."""
+    y = _clean(y)
+    n = int(y.size)
+    nan = float("nan")
+    if n < 2:
+        p = float(y.mean()) if n else nan
+        return Estimate(p, nan, nan, n, conf, "wilson (clustered)", "fewer than 2 observations")
+    if np.any((y < 0) | (y > 1)):
+        raise ValueError("shares must lie in [0, 1]")
+    p = float(y.mean())
+    var = float(y.var(ddof=1))
+    n_eff = n * p * (1.0 - p) / var if var > 0 else float(n)
+    z = z_value(conf)
+    _, lo, hi = _wilson_arrays(np.float64(p * n_eff), np.float64(n_eff), z)
+    lo = 0.0 if p == 0 else float(lo)
+    hi = 1.0 if p == 1 else float(hi)
+    return Estimate(p, lo, hi, n, conf, "wilson (clustered)", skew_check(y))
 
 
 # --------------------------------------------------------------------------------------------

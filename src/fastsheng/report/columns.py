@@ -68,6 +68,7 @@ HAND_COLUMNS: dict[str, tuple[str, ...]] = {
     "throws": ("throws", "n_throws"),
     "failed_throws": ("failed_throws", "n_failed_throws", "throws_failed"),
     "penalty": ("penalty", "throw_penalty", "penalties", "penalty_points"),
+    "throw_risk": ("throw_risk",),  # failed throws the leading bots expected (0.3 on)
     "defenders_total": ("defenders_total", "defender_total"),
     "dealer_won": ("dealer_won", "dealer_side_won", "dealer_wins"),
     "winner": ("winner", "winning_side", "winner_side", "side_up", "advancing_side"),

@@ -7,9 +7,15 @@ Kinds and intervals (all 95%):
 * ``proportion``: a share of hands (``value`` is 0/1 per hand): Wilson score interval.
 * ``mean``: a mean per hand: Student t interval with :func:`fastsheng.stats.skew_check` (the
   ``warning`` column says when the sample is too skewed or has too few events for it to hold;
-  all-zero counts get the exact Poisson bound 3.689 / n instead of [0, 0]).
+  an all-zero mean gets the exact Poisson bound ``step`` x 3.689 / n instead of [0, 0], ``step``
+  being the metric's smallest nonzero value per hand: 1 for counts and levels, 5 for card points
+  and kitty bonuses (every multiplier is at least 1); no bound, n/a, where it depends on the
+  rules, as for the penalty: points per card, flat, or half the stake).
 * ``ratio``: a ratio of sums over hands (``value`` / ``den``): cluster-robust delta-method interval
   with the hand as the cluster (Wilson bound when no event varies).
+* ``calibration``: events seen over the events a model expected (``value`` / ``den``, e.g. failed
+  throws over the bots' own failure estimates): the exact Poisson interval
+  (:func:`fastsheng.realism.calibration`), which holds with a handful of rare events.
 
 In matches mode the hands of a match are dependent: every interval is then the cluster-robust one
 with the match as the cluster (:func:`clustered`), whatever the kind.
@@ -58,6 +64,7 @@ class Metric:
     den: Values | None = None  # per-hand denominator of a ratio
     among: Values | None = None  # the hands it is defined on (a mask); None: all hands
     note: str = ""
+    step: float | None = 1.0  # smallest nonzero value per hand (bounds an all-zero mean)
 
     def available(self, h: pd.DataFrame) -> bool:
         return all(c in h for c in self.needs)
@@ -88,9 +95,9 @@ _M = Metric
 _DECLARED: tuple[Metric, ...] = (
     _M("defenders_total", "defenders' total points (mean)", "points", "mean",
        ("defenders_total",), _col("defenders_total"),
-       note="trick points + kitty bonus + throw penalties, at least 0"),
+       note="trick points + kitty bonus + throw penalties, at least 0", step=5.0),
     _M("trick_points", "defenders' trick points (mean)", "points", "mean",
-       ("trick_points",), _col("trick_points")),
+       ("trick_points",), _col("trick_points"), step=5.0),
     _M("dealer_won", "dealer side wins the hand", "share", "proportion",
        ("dealer_won",), _col("dealer_won")),
     _M("signed_change", "level change, level-table value (+ dealer side / - defenders)",
@@ -108,16 +115,16 @@ _DECLARED: tuple[Metric, ...] = (
     _M("defender_climbed", "defenders' levels climbed", "levels", "mean",
        ("signed_climbed",), lambda h: np.maximum(-h["signed_climbed"], 0)),
     _M("kitty_points", "points in the kitty as dealt", "points", "mean",
-       ("kitty_points",), _col("kitty_points")),
+       ("kitty_points",), _col("kitty_points"), step=5.0),
     _M("kitty_buried", "points in the final kitty (buried by the burier)", "points", "mean",
        ("kitty_buried",), _col("kitty_buried"),
-       note="the burier is the dealer, or the last 炒底 overcaller"),
+       note="the burier is the dealer, or the last 炒底 overcaller", step=5.0),
     _M("kitty_captured", "defenders capture the kitty", "share", "proportion",
        ("kitty_captured",), _col("kitty_captured")),
     _M("kitty_bonus", "kitty bonus per hand (all hands)", "points", "mean",
-       ("kitty_bonus",), _col("kitty_bonus")),
+       ("kitty_bonus",), _col("kitty_bonus"), step=5.0),
     _M("bonus_per_capture", "kitty bonus per capture", "points", "mean",
-       ("kitty_bonus", "kitty_captured"), _col("kitty_bonus"), among=_captured),
+       ("kitty_bonus", "kitty_captured"), _col("kitty_bonus"), among=_captured, step=5.0),
     _M("mult_per_capture", "multiplier per capture", "x", "mean",
        ("kitty_multiplier", "kitty_captured"), _col("kitty_multiplier"), among=_captured),
     _M("kitty_decides", "hands decided by the kitty (level outcome differs without the bonus)",
@@ -147,12 +154,16 @@ _DECLARED: tuple[Metric, ...] = (
        ("failed_throws", "throws"), _col("failed_throws"), den=_col("throws"),
        note="n = throws; hands are the clusters"),
     _M("penalty", "penalty points per hand (effect on the defenders' total)", "points", "mean",
-       ("penalty",), _col("penalty")),
+       ("penalty",), _col("penalty"), step=None),
     _M("kitty_flips_all", "the kitty bonus flips the side that goes up", "share", "proportion",
        ("kitty_flips_side",), _col("kitty_flips_side"), note="a share of all hands"),
     _M("defender_early_trump", "a defender leads trump in tricks 1-5", "share", "proportion",
        ("defender_early_trump",), _col("defender_early_trump"),
        note="needs the tricks table (sim --tricks)"),
+    _M("failed_vs_expected", "failed throws / the failures the leaders expected",
+       "ratio (1 = as estimated)", "calibration", ("failed_throws", "throw_risk"),
+       _col("failed_throws"), den=_col("throw_risk"),
+       note="throw_risk: the leading bots' own failure estimates, summed per hand"),
 )  # fmt: skip
 
 METRICS: dict[str, Metric] = {m.key: m for m in _DECLARED}
@@ -188,18 +199,25 @@ def clustered(x, den, clusters) -> stats.Estimate:
     return stats.Estimate(e.estimate, e.lo, e.hi, int(ok.sum()), CONF, method, warn)
 
 
-def interval(kind: str, x, den=None, clusters=None) -> stats.Estimate:
+def interval(kind: str, x, den=None, clusters=None, step: float | None = 1.0) -> stats.Estimate:
     """The estimate and interval of a metric's kind for per-hand values ``x`` (``den``: a
-    ratio's denominators); with ``clusters`` (matches mode: the match of each hand) always the
-    cluster-robust interval."""
+    ratio's denominators; ``step``: a mean's smallest nonzero value); with ``clusters``
+    (matches mode: the match of each hand) always the cluster-robust interval."""
     x = np.asarray(x, dtype=float)
+    if kind == "calibration" and not np.nansum(np.asarray(den, dtype=float)) > 0:
+        nan = float("nan")  # a bot that risks no throw expects no failure: n/a
+        return stats.Estimate(nan, nan, nan, 0, CONF, "exact Poisson", "no events expected")
     if clusters is not None:
         return clustered(x, den, clusters)
     if kind == "proportion":
         return stats.wilson(int(np.nansum(x)), int(np.isfinite(x).sum()), CONF)
     if kind == "ratio":
         return stats.ratio_cluster(x, np.asarray(den, dtype=float), CONF)
-    return stats.mean_t(x, CONF)
+    if kind == "calibration":
+        from fastsheng.realism import calibration
+
+        return calibration(x, np.asarray(den, dtype=float), CONF)
+    return stats.mean_t(x, CONF, step=step)
 
 
 def _estimate(m: Metric, h: pd.DataFrame, cluster: str | None) -> stats.Estimate:
@@ -207,7 +225,7 @@ def _estimate(m: Metric, h: pd.DataFrame, cluster: str | None) -> stats.Estimate
         h = h[np.asarray(m.among(h), dtype=bool)]
     den = m.den(h) if m.den is not None else None
     clusters = h[cluster].to_numpy() if cluster else None
-    return interval(m.kind, m.value(h), den, clusters)
+    return interval(m.kind, m.value(h), den, clusters, m.step)
 
 
 def estimate_row(

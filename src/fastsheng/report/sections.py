@@ -486,6 +486,7 @@ REALISM = (
     "throw_hand",
     "failure_rate",
     "failed_hand",
+    "failed_vs_expected",
     "defender_early_trump",
     "dealer_won",
 )
@@ -493,14 +494,16 @@ REALISM = (
 _REALISM_NOTE = (
     "The figures a strong player checks first to judge the bots' play (fastsheng.realism; "
     "docs/bots.md has them for every bot): what the kitty holds and decides, throws and their "
-    "failures, a defender leading trump in the first five tricks (only when the run has the "
-    "tricks table: sim --tricks), the dealer side's win rate. "
+    "failures, the failures seen against those the leading bots expected (their throw_risk; an "
+    "exact Poisson interval, n/a for bots that risk no throw), a defender leading trump in the "
+    "first five tricks (only when the run has the tricks table: sim --tricks), the dealer side's "
+    "win rate. "
 )
 
 
 def realism(ctx: Context) -> list[Table]:
     note = _REALISM_NOTE + INTERVALS_NOTE
-    t = metric_table("realism", "Realism panel", REALISM, ctx.hands, note)
+    t = metric_table("realism", "Realism panel", REALISM, ctx.hands, note, cluster=ctx.cluster)
     return [t] if t else []
 
 
