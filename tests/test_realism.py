@@ -236,3 +236,74 @@ def test_report_realism_section_agrees_with_the_panel(tmp_path, tricks):
         assert section.loc[key, "n"] == panel.loc[panel_key, "n"], key
         for end in ("lo", "hi"):
             assert section.loc[key, f"estimate_{end}"] == pytest.approx(panel.loc[panel_key, end])
+
+
+# --------------------------------------------------------------------------------------------
+# Small-n honesty (issue 17)
+
+
+def test_no_failure_where_0_95_were_expected_is_bounded_by_3_88():
+    """0 failures against 0.95 expected: the exact Poisson bound [0, 3.689 / 0.95], not the
+    normal interval's [0, 0]."""
+    hands, _ = handmade()
+    hands["failed_throws"] = 0
+    hands["throw_risk"] = [0.5, 0.0, 0.45, 0.0]
+    row = realism.realism_panel(hands, STANDARD).set_index("key").loc["failed_vs_expected"]
+    assert row["estimate"] == 0 and row["lo"] == 0
+    assert row["hi"] == pytest.approx(3.883, abs=1e-3)
+    assert "only 0 failures" in row["warning"]
+    cell = realism.panel_table({"A": realism.realism_panel(hands, STANDARD)})
+    cell = cell.set_index("metric").loc[realism.METRICS["failed_vs_expected"][0]]
+    assert cell["A"] == "0.0 [0.0, 3.9]" and "A: only 0 failures" in cell["warning"]
+
+
+@pytest.fixture(scope="module")
+def expert_risks():
+    """The failures expert (v4) expects hand by hand, standard rules, 20,000 hands: the panel's
+    default size (lineup_panel); about 1.5 s."""
+    from fastsheng.hands import simulate_hands
+
+    h = simulate_hands("standard", "expert", 2026, 20_000, level="random").to_pandas()
+    return h["throw_risk"].to_numpy(np.float64)
+
+
+@pytest.mark.parametrize("hands", [5_000, 20_000])  # bench_realism's and lineup_panel's sizes
+def test_calibration_covers_on_the_bots_own_estimates(expert_risks, hands):
+    """Failures drawn from the bots' own estimates (each hand fails with its throw_risk, so the
+    true ratio is 1): the interval covers 1 in at least 95% of 2,000 draws (the normal interval
+    covered 0.80 at 5,000 hands and 0.91 at 20,000)."""
+    risk = expert_risks[:hands]
+    assert 0.5 < risk.sum() < 20  # a handful of expected failures: the small-n case
+    live = risk[risk > 0]
+    rng = np.random.default_rng(np.random.SeedSequence(17, spawn_key=(hands,)))
+    draws = rng.random((2000, live.size)) < np.minimum(live, 1.0)
+    covered = [realism.calibration(d.astype(float), live).covers(1.0) for d in draws]
+    assert np.mean(covered) >= 0.95
+
+
+def test_panel_table_keeps_a_narrow_interval_visible():
+    """[0, 0.00074] is not "0.00 [0.00, 0.00]"."""
+    panel = pd.DataFrame(
+        {
+            "key": ["kitty_points_buried", "kitty_captured"],
+            "metric": ["points buried in the final kitty", "defenders capture the kitty"],
+            "unit": ["points (mean)", "share of hands"],
+            "estimate": [0.0, 0.0],
+            "lo": [0.0, 0.0],
+            "hi": [0.00074, 0.0000184],
+            "n": [20_000, 200_000],
+            "method": ["exact", "wilson"],
+            "warning": ["", ""],
+        }
+    )
+    t = realism.panel_table({"A": panel})
+    assert t["A"].tolist() == ["0.00000 [0.00000, 0.00074]", "0.0000% [0.0000%, 0.0018%]"]
+    assert t["warning"].tolist() == ["", ""]
+
+
+def test_an_all_zero_mean_is_bounded_in_the_metric_s_steps():
+    """Buried points all 0 over 4 hands: the bound is 5 points x 3.689 / 4, not 3.689 / 4."""
+    hands, _ = handmade()
+    hands["kitty_points_buried"] = 0
+    row = realism.realism_panel(hands, STANDARD).set_index("key").loc["kitty_points_buried"]
+    assert row["hi"] == pytest.approx(5 * 3.689 / 4, rel=1e-3)

@@ -12,15 +12,26 @@ command finishes an interrupted ladder) under ``OUT/runs/``. Per deal:
 * X's hands won (0, 1 or 2): hands in which X's team goes up (as the dealer side) or takes the
   deal (as defenders).
 
-The mean over deals gets a 95% Student t interval (:func:`fastsheng.stats.mean_t`; the deal is
-the independent unit, the two hands of a deal are not independent). Every pair plays the
-same deals, so the Bradley–Terry rating (``choix``, maximum likelihood on hands won, centred
-on 0, in log-odds) gets its interval from a bootstrap that resamples deals jointly for all
-pairs. ``elo`` is the same rating on the Elo scale (400 / ln 10 per log-odds unit).
+The mean net levels over deals gets a 95% Student t interval (:func:`fastsheng.stats.mean_t`;
+the deal is the independent unit, the two hands of a deal are not independent), the share of
+hands won the Wilson interval at the deals' effective size
+(:func:`fastsheng.stats.wilson_clustered`: it stays inside [0, 1]); fewer than 2 deals give no
+interval (n/a). Every pair plays the same deals, so the Bradley–Terry rating (``choix``,
+maximum likelihood on hands won, centred on 0, in log-odds) gets its interval from a bootstrap
+that resamples deals jointly for all pairs. ``elo`` is the same rating on the Elo scale
+(400 / ln 10 per log-odds unit). The rating is a summary: :func:`bt_fit` tests it against the
+pair shares (a chi-square of measured against fitted shares, each in units of its standard
+error over deals), and the pair table stays the measurement. A bot that never lost (or never
+won) a hand has no finite rating: the ratings are then n/a, and the text says why.
+
+Bots are kept as given (``mymod:MyBot`` is a module path, not lowercased; bot objects pass
+through to the runner); names that resolve to one bot (``expert`` and ``expert-v4``) are rated
+once, under the first name, and the output says so.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -47,6 +58,8 @@ __all__ = [
     "pair_row",
     "bradley_terry",
     "bt_ratings",
+    "bt_fit",
+    "bot_label",
     "play_ladder",
     "write_ladder",
     "ladder_text",
@@ -72,9 +85,33 @@ def resolve_bot_name(name: str) -> str:
     return resolve_bot(name)
 
 
+def bot_label(bot: Any) -> str:
+    """The name a bot is shown and filed under: a name as given; a bot class or object by its
+    ``module:Class`` (or its ``name`` attribute, when it has one)."""
+    if isinstance(bot, str):
+        return bot.strip()
+    name = getattr(bot, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    cls = bot if isinstance(bot, type) else type(bot)
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _resolved_label(bot: Any) -> str:
+    resolved = resolve_bot_name(bot)
+    return resolved if isinstance(resolved, str) else bot_label(resolved)
+
+
 def _names(key: str, bot: str) -> bool:
-    """Whether a --max-deals key names a listed bot: the same name, or its base name."""
-    return key == bot or key == bot.partition(":")[0]
+    """Whether a --max-deals key names a listed bot: the same name, or its base name (a
+    built-in's name in any case; a module path exactly)."""
+    from fastsheng.bots import is_python_bot
+
+    if key == bot or key == bot.partition(":")[0]:
+        return True
+    if is_python_bot(bot):
+        return False
+    return key.lower() in (bot.lower(), bot.partition(":")[0].lower())
 
 
 @dataclass(frozen=True)
@@ -91,34 +128,59 @@ class LadderSpec:
     # is named as listed, or by its base name before ":" (`search` caps `search:k=8` too)
     max_deals: tuple[tuple[str, int], ...] = ()
 
+    # (name, the listed name it was merged into): names that resolve to one bot, rated once
+    merged: tuple[tuple[str, str], ...] = ()
+
     def __post_init__(self) -> None:
-        bots = tuple(b.strip().lower() for b in self.bots)
-        if len(bots) < 2:
-            raise LadderError(f"a ladder needs at least two bots, not {len(bots)}")
-        dup = sorted({b for b in bots if bots.count(b) > 1})
+        bots = tuple(b.strip() if isinstance(b, str) else b for b in self.bots)
+        labels = [bot_label(b) for b in bots]
+        dup = sorted({b for b in labels if labels.count(b) > 1})
         if dup:
             raise LadderError(f"bot {dup[0]!r} is listed twice")
-        for b in bots:
-            resolve_bot_name(b)  # raises ValueError naming the known bots
-        caps = tuple((b.strip().lower(), int(k)) for b, k in self.max_deals)
-        for b, k in caps:
-            if not any(_names(b, x) for x in bots):
+        kept: list[Any] = []
+        merged = list(self.merged)
+        first: dict[str, str] = {}  # resolved bot -> the first name it was listed under
+        for b, label in zip(bots, labels, strict=True):
+            resolved = _resolved_label(b)  # raises ValueError naming the known bots
+            if resolved in first:
+                merged.append((label, first[resolved]))
+                continue
+            first[resolved] = label
+            kept.append(b)
+        if len(kept) < 2:
+            what = f"{len(kept)}" + (" (the names given are one bot)" if merged else "")
+            raise LadderError(f"a ladder needs at least two bots, not {what}")
+        into = dict(merged)
+        listed = [bot_label(b) for b in kept]
+        caps = []
+        for b, k in self.max_deals:
+            b, k = b.strip(), int(k)
+            b = into.get(b, b)
+            if not any(_names(b, x) for x in listed):
                 raise LadderError(f"--max-deals names {b!r}, which is not in --bots")
             if k < 1:
                 raise LadderError(f"--max-deals {b}={k}: need at least 1 deal")
-        object.__setattr__(self, "bots", bots)
-        object.__setattr__(self, "max_deals", caps)
+            caps.append((b, k))
+        object.__setattr__(self, "bots", tuple(kept))
+        object.__setattr__(self, "max_deals", tuple(caps))
+        object.__setattr__(self, "merged", tuple(merged))
 
-    def deals(self, x: str, y: str) -> int:
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The bots' names as shown (in the order listed)."""
+        return tuple(bot_label(b) for b in self.bots)
+
+    def deals(self, x: Any, y: Any) -> int:
         """Deals the pair (x, y) plays: n, or fewer for a bot with a cap (the first ones)."""
+        x, y = bot_label(x), bot_label(y)
         return min([self.n, *(k for b, k in self.max_deals if _names(b, x) or _names(b, y))])
 
     @property
-    def pairs(self) -> list[tuple[str, str]]:
-        """Every unordered pair, in the order the bots are listed."""
+    def pairs(self) -> list[tuple[Any, Any]]:
+        """Every unordered pair of bots (as given), in the order the bots are listed."""
         return list(itertools.combinations(self.bots, 2))
 
-    def run_spec(self, team0: str, team1: str):
+    def run_spec(self, team0: Any, team1: Any):
         """The run with ``team0`` at seats 0/2 and ``team1`` at seats 1/3."""
         from fastsheng.runner import RunSpec
 
@@ -133,8 +195,9 @@ class LadderSpec:
 
     def config(self) -> dict[str, Any]:
         return {
-            "bots": list(self.bots),
-            "resolved": [resolve_bot_name(b) for b in self.bots],
+            "bots": list(self.labels),
+            "resolved": [_resolved_label(b) for b in self.bots],
+            "merged": {name: into for name, into in self.merged},
             "n": self.n,
             "seed": self.seed,
             "rules_name": self.rules.name,
@@ -194,20 +257,39 @@ def pair_outcome(x: str, y: str, x_first: pd.DataFrame, y_first: pd.DataFrame) -
     return PairOutcome(x, y, net, wins)
 
 
-def _mean(x: np.ndarray) -> stats.Estimate:
-    """Mean over deals with the Student t interval; a sample with one value (a bot against
-    itself) has that value and no width, whatever its sign."""
+def _mean(x: np.ndarray, same_bot: bool) -> stats.Estimate:
+    """Mean over deals with the Student t interval. A bot against itself has its value exactly
+    (0 on every deal); for two bots a sample without variation (or of fewer than 2 deals) gives
+    no interval: n/a, not a zero-width "95%"."""
+    nan = float("nan")
     if x.size and np.all(x == x[0]):
         v = float(x[0])
-        return stats.Estimate(v, v, v, int(x.size), CONF, "t", "no variation in the sample")
+        if same_bot:
+            return stats.Estimate(v, v, v, int(x.size), CONF, "t", "")
+        why = "fewer than 2 deals" if x.size < 2 else "no variation over the deals"
+        return stats.Estimate(v, nan, nan, int(x.size), CONF, "t", f"{why}: no interval")
     return stats.mean_t(x, CONF)
 
 
+def _share(wins: np.ndarray, same_bot: bool) -> stats.Estimate:
+    """The share of hands won over deals: the Wilson interval at the deals' effective size
+    (inside [0, 1]); exactly 0.5 for a bot against itself."""
+    if same_bot and wins.size:
+        v = float(wins.mean() / 2.0)
+        return stats.Estimate(v, v, v, int(wins.size), CONF, "wilson (clustered)", "")
+    e = stats.wilson_clustered(wins / 2.0, CONF)
+    if wins.size < 2:
+        return stats.Estimate(e.estimate, e.lo, e.hi, e.n, CONF, e.method, "fewer than 2 deals")
+    return e
+
+
 def pair_row(p: PairOutcome) -> dict[str, Any]:
-    """X's net levels per hand and share of hands won, with 95% t intervals over deals (the
-    deal is the unit: its two hands are not independent)."""
-    net = _mean(p.net)
-    won = _mean(p.wins / 2.0)
+    """X's net levels per hand (95% t interval over deals) and share of hands won (Wilson at
+    the deals' effective size): the deal is the unit, its two hands are not independent."""
+    same = p.x == p.y
+    net = _mean(p.net, same)
+    won = _share(p.wins, same)
+    warnings = [f"{what}: {e.warning}" for what, e in (("net", net), ("won", won)) if e.warning]
     return {
         "x": p.x,
         "y": p.y,
@@ -218,7 +300,7 @@ def pair_row(p: PairOutcome) -> dict[str, Any]:
         "won": won.estimate,
         "won_lo": won.lo,
         "won_hi": won.hi,
-        "warning": "; ".join(w for w in (net.warning, won.warning) if w),
+        "warning": "; ".join(warnings),
     }
 
 
@@ -233,15 +315,55 @@ def bradley_terry(wins: np.ndarray) -> tuple[np.ndarray, bool]:
     import choix
 
     w = np.asarray(wins, dtype=np.float64)
-    try:
-        theta = choix.ilsr_pairwise_dense(w)
-        regularized = False
-        if not np.all(np.isfinite(theta)):
-            raise ValueError("no finite maximum")
-    except ValueError:  # choix: "stationary distribution could not be computed"
-        theta = choix.ilsr_pairwise_dense(w, alpha=0.01)
-        regularized = True
+    theta = None
+    if finite_mle(w):
+        try:
+            theta = choix.ilsr_pairwise_dense(w)
+        except (ValueError, RuntimeError):  # no stationary distribution, or no convergence
+            theta = None
+    regularized = theta is None or not np.all(np.isfinite(theta))
+    if regularized:
+        for alpha in (0.01, 0.1, 1.0):
+            try:
+                theta = choix.ilsr_pairwise_dense(w, alpha=alpha)
+                break
+            except (ValueError, RuntimeError):
+                continue
+        else:
+            theta = np.zeros(w.shape[0])
     return theta - theta.mean(), regularized
+
+
+def finite_mle(wins: np.ndarray) -> bool:
+    """Whether Bradley–Terry has a finite maximum likelihood: every bot beat, through some chain
+    of wins, every other (the win graph is strongly connected; Zermelo's condition)."""
+    from scipy.sparse.csgraph import connected_components
+
+    w = np.asarray(wins, dtype=np.float64)
+    k, _ = connected_components(w > 0, directed=True, connection="strong")
+    return k == 1
+
+
+def _why_no_rating(bots: Sequence[str], w: np.ndarray) -> str:
+    unbeaten = [b for i, b in enumerate(bots) if w[:, i].sum() == 0]
+    winless = [b for i, b in enumerate(bots) if w[i, :].sum() == 0]
+    parts = [f"{', '.join(unbeaten)} never lost a hand"] if unbeaten else []
+    parts += [f"{', '.join(winless)} never won a hand"] if winless else []
+    what = "; ".join(parts) or "the bots split into groups one of which never beat the other"
+    return (
+        f"no Bradley–Terry rating: {what} (such a bot has no finite rating); "
+        "the pair table is the measurement"
+    )
+
+
+def _win_matrix(k: int, ij: list[tuple[int, int]], sums: np.ndarray) -> np.ndarray:
+    """wins[i, j] of the pairs ``ij`` from (X's wins of each pair | deals the pair played)."""
+    w = np.zeros((k, k))
+    for p, (i, j) in enumerate(ij):
+        a, played = sums[p], sums[len(ij) + p]
+        w[i, j] += a
+        w[j, i] += 2.0 * played - a
+    return w
 
 
 def bt_ratings(
@@ -250,7 +372,9 @@ def bt_ratings(
     """One row per bot: the Bradley–Terry rating on hands won with its 95% percentile-bootstrap
     interval. Every pair plays the same deals (a pair with a capped bot: the first ones), so the
     bootstrap resamples deals jointly for every pair; a capped pair counts the resampled deals
-    that fall in its prefix."""
+    that fall in its prefix. No finite rating (a bot never lost, or never won): NaN, and
+    ``ratings.attrs["note"]`` says why; with fewer than 2 deals in a pair the interval is NaN.
+    ``attrs["prior_share"]``: the share of bootstrap replicates that needed a small prior."""
     index = {b: i for i, b in enumerate(bots)}
     k = len(bots)
     n = max(o.deals for o in outcomes)
@@ -260,27 +384,36 @@ def bt_ratings(
         data[: o.deals, p] = o.wins
         data[: o.deals, len(outcomes) + p] = 1.0
     ij = [(index[o.x], index[o.y]) for o in outcomes]
-
-    def matrix(sums: np.ndarray) -> np.ndarray:
-        w = np.zeros((k, k))
-        for p, (i, j) in enumerate(ij):
-            a, played = sums[p], sums[len(ij) + p]
-            w[i, j] += a
-            w[j, i] += 2.0 * played - a
-        return w
-
-    theta, regularized = bradley_terry(matrix(data.sum(axis=0)))
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0,)))
-    reps = np.empty((n_boot, k))
-    chunk = max(1, min(n_boot, int(2e7 // max(n, 1))))
-    for start in range(0, n_boot, chunk):
-        stop = min(n_boot, start + chunk)
-        counts = np.stack(
-            [np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(start, stop)]
-        ).astype(np.float32)
-        for r, sums in enumerate(counts @ data):
-            reps[start + r] = bradley_terry(matrix(sums))[0]
-    lo, hi = np.quantile(reps, [(1 - CONF) / 2, (1 + CONF) / 2], axis=0)
+    w = _win_matrix(k, ij, data.sum(axis=0))
+    nan = np.full(k, np.nan)
+    note, prior_share = "", 0.0
+    if not finite_mle(w):
+        theta, lo, hi = nan, nan, nan
+        note = _why_no_rating(bots, w)
+    else:
+        theta, _ = bradley_terry(w)
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0,)))
+        reps = np.empty((n_boot, k))
+        priors = 0
+        chunk = max(1, min(n_boot, int(2e7 // max(n, 1))))
+        for start in range(0, n_boot, chunk):
+            stop = min(n_boot, start + chunk)
+            counts = np.stack(
+                [np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(start, stop)]
+            ).astype(np.float32)
+            for r, sums in enumerate(counts @ data):
+                reps[start + r], regularized = bradley_terry(_win_matrix(k, ij, sums))
+                priors += regularized
+        lo, hi = np.quantile(reps, [(1 - CONF) / 2, (1 + CONF) / 2], axis=0)
+        prior_share = priors / n_boot
+        if min(o.deals for o in outcomes) < 2:  # resampling one deal says nothing of the next
+            lo, hi = nan, nan
+            note = "fewer than 2 deals in a pair: no interval"
+        elif prior_share > 0.01:
+            note = (
+                f"{100 * prior_share:.0f}% of the bootstrap replicates had a bot that never "
+                "lost or never won (a small prior was added): the interval is rough"
+            )
     out = pd.DataFrame(
         {
             "bot": list(bots),
@@ -290,10 +423,77 @@ def bt_ratings(
             "elo": theta * ELO_PER_LOGIT,
             "elo_lo": lo * ELO_PER_LOGIT,
             "elo_hi": hi * ELO_PER_LOGIT,
-            "regularized": regularized,
         }
     )
-    return out.sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
+    out = out.sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
+    out.attrs.update(note=note, prior_share=prior_share)
+    return out
+
+
+@dataclass(frozen=True)
+class BTFit:
+    """How well the ratings reproduce the pair shares: per pair z = (measured share - the
+    model's share) / its standard error over deals; ``chi2`` = sum of z^2 on ``df`` = pairs -
+    (bots - 1) degrees of freedom and its p-value (NaN when df is 0: two bots, where the rating
+    is the pair's share). ``fits``: p >= 0.05. The pairs share deals, so the z are not quite
+    independent; the seat swap takes out most of what they share (the cards)."""
+
+    chi2: float
+    df: int
+    p_value: float
+    max_abs_z: float
+    worst: tuple[str, str] | None
+    fits: bool | None  # None: nothing to test
+
+    def text(self) -> str:
+        from fastsheng.numfmt import fmt_p
+
+        if self.fits is None:
+            if self.df == 0 and np.isfinite(self.chi2):
+                return "two bots: the rating difference is the pair's share, nothing to test"
+            return "fit of the model: n/a"
+        worst = f" ({self.worst[0]} vs {self.worst[1]})" if self.worst else ""
+        head = (
+            f"fit to the pair shares: chi-square {self.chi2:,.1f} on {self.df} df, "
+            f"p {fmt_p(self.p_value) if self.p_value < 1e-15 else '= ' + fmt_p(self.p_value)}, "
+            f"largest |z| {self.max_abs_z:.1f}{worst}"
+        )
+        if self.fits:
+            return head + ": consistent with the model"
+        return (
+            head + ": the model does not fit these pairs; the pair table is the measurement, "
+            "the ratings only a summary"
+        )
+
+
+def bt_fit(ratings: pd.DataFrame, outcomes: Sequence[PairOutcome]) -> tuple[BTFit, list[dict]]:
+    """The fit of the ratings to the pair shares (:class:`BTFit`) and per pair the model's share
+    (``bt_won``) and z (``bt_z``; NaN where the pair's share has no standard error)."""
+    from scipy.stats import chi2 as chi2_dist
+
+    theta = dict(zip(ratings["bot"], ratings["rating"], strict=True))
+    rows, zs = [], []
+    worst, worst_z = None, 0.0
+    for o in outcomes:
+        d = theta[o.x] - theta[o.y]
+        model = 1.0 / (1.0 + math.exp(-d)) if np.isfinite(d) else float("nan")
+        y = o.wins / 2.0
+        se = float(y.std(ddof=1)) / math.sqrt(y.size) if y.size > 1 else 0.0
+        z = (float(y.mean()) - model) / se if se > 0 and np.isfinite(model) else float("nan")
+        rows.append({"bt_won": model, "bt_z": z})
+        if np.isfinite(z):
+            zs.append(z)
+            if abs(z) >= worst_z:
+                worst, worst_z = (o.x, o.y), abs(z)
+    df = len(zs) - (len(ratings) - 1)
+    nan = float("nan")
+    if not zs or not np.all(np.isfinite(ratings["rating"])):
+        return BTFit(nan, max(df, 0), nan, nan, None, None), rows
+    stat = float(np.sum(np.square(zs)))
+    if df <= 0:
+        return BTFit(stat, 0, nan, worst_z, worst, None), rows
+    p = float(chi2_dist.sf(stat, df))
+    return BTFit(stat, df, p, worst_z, worst, p >= 0.05), rows
 
 
 # --------------------------------------------------------------------------------------------
@@ -310,15 +510,16 @@ class Ladder:
     out: Path
     outcomes: list[PairOutcome] = field(default_factory=list, repr=False)
     elapsed: float = 0.0
+    fit: BTFit | None = None
 
 
 def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
 
 
-def run_path(out: Path, team0: str, team1: str) -> Path:
+def run_path(out: Path, team0: Any, team1: Any) -> Path:
     """The run folder of one seating: ``OUT/runs/<team0>_vs_<team1>`` (team0 at seats 0/2)."""
-    return Path(out) / "runs" / f"{_safe(team0)}_vs_{_safe(team1)}"
+    return Path(out) / "runs" / f"{_safe(bot_label(team0))}_vs_{_safe(bot_label(team1))}"
 
 
 def _read_outcome_columns(path: Path) -> pd.DataFrame:
@@ -385,28 +586,38 @@ def play_ladder(
                 batch_fn=batch_fn,
             )
             paths.append(p)
-        outcomes.append(pair_outcome(x, y, *map(_read_outcome_columns, paths)))
-    ratings = bt_ratings(spec.bots, outcomes, n_boot=n_boot, seed=spec.seed)
+        labels = bot_label(x), bot_label(y)
+        outcomes.append(pair_outcome(*labels, *map(_read_outcome_columns, paths)))
+    ratings = bt_ratings(spec.labels, outcomes, n_boot=n_boot, seed=spec.seed)
     rank = {b: i for i, b in enumerate(ratings["bot"])}
     # the table reads best with the higher-rated bot as X, strongest pairs first
     outcomes = sorted(
         (o if rank[o.x] < rank[o.y] else o.swapped() for o in outcomes),
         key=lambda o: (rank[o.x], rank[o.y]),
     )
-    pairs = pd.DataFrame([pair_row(o) for o in outcomes])
-    return Ladder(spec, pairs, ratings, out, outcomes, time.perf_counter() - t0)
+    fit, model = bt_fit(ratings, outcomes)
+    pairs = pd.DataFrame([{**pair_row(o), **m} for o, m in zip(outcomes, model, strict=True)])
+    return Ladder(spec, pairs, ratings, out, outcomes, time.perf_counter() - t0, fit)
 
 
 # --------------------------------------------------------------------------------------------
 # Output
 
 
-def _interval(v: float, lo: float, hi: float, fmt: str) -> str:
-    return f"{v:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
+def _interval(v: float, lo: float, hi: float, fmt: str, pct: bool = False) -> str:
+    """``v [lo, hi]``; ``v [n/a]`` without an interval, ``n/a`` without an estimate."""
+    scale, unit = (100.0, "%") if pct else (1.0, "")
+    if not np.isfinite(v):
+        return "n/a"
+    head = f"{scale * v:{fmt}}{unit}"
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"{head} [n/a]"
+    return f"{head} [{scale * lo:{fmt}}{unit}, {scale * hi:{fmt}}{unit}]"
 
 
 def _pair_display(pairs: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame(
+    """The pair table as shown; a ``warning`` column when some interval may not hold."""
+    out = pd.DataFrame(
         {
             "X vs Y": [f"{x} vs {y}" for x, y in zip(pairs["x"], pairs["y"], strict=True)],
             "deals": [f"{d:,}" for d in pairs["deals"]],
@@ -415,11 +626,14 @@ def _pair_display(pairs: pd.DataFrame) -> pd.DataFrame:
                 for r in zip(pairs["net"], pairs["net_lo"], pairs["net_hi"], strict=True)
             ],
             "hands X's team wins [95%]": [
-                f"{100 * v:.1f}% [{100 * lo:.1f}%, {100 * hi:.1f}%]"
-                for v, lo, hi in zip(pairs["won"], pairs["won_lo"], pairs["won_hi"], strict=True)
+                _interval(*r, ".1f", pct=True)
+                for r in zip(pairs["won"], pairs["won_lo"], pairs["won_hi"], strict=True)
             ],
         }
     )
+    if pairs["warning"].fillna("").astype(bool).any():
+        out["warning"] = pairs["warning"].fillna("").tolist()
+    return out
 
 
 def _rating_display(ratings: pd.DataFrame, resolved: Mapping[str, str]) -> pd.DataFrame:
@@ -451,19 +665,32 @@ def _setup_line(lad: Ladder) -> str:
     )
 
 
+def _notes(lad: Ladder) -> list[str]:
+    """What the reader must know beside the ratings: names rated once, why there is no rating
+    or interval, and the model's fit to the pair shares."""
+    out = [f"{a} is the same bot as {b}: rated once, as {b}" for a, b in lad.spec.merged]
+    if lad.ratings.attrs.get("note"):
+        out.append(lad.ratings.attrs["note"])
+    if lad.fit is not None and np.all(np.isfinite(lad.ratings["rating"])):
+        out.append(lad.fit.text())
+    return out
+
+
+def _resolved(lad: Ladder) -> dict[str, str]:
+    return dict(zip(lad.spec.labels, lad.spec.config()["resolved"], strict=True))
+
+
 def ladder_text(lad: Ladder) -> str:
-    """The printed tables."""
-    resolved = dict(zip(lad.spec.bots, lad.spec.config()["resolved"], strict=True))
-    note = " (a small prior was added: some bot never won or never lost)"
-    reg = note if bool(lad.ratings["regularized"].any()) else ""
+    """The printed tables: the pair table (the measurement) first, then the ratings."""
     return "\n".join(
         [
             f"ladder: {_setup_line(lad)}",
             "",
             _text(_pair_display(lad.pairs)),
             "",
-            f"Bradley–Terry rating on hands won, mean 0, bootstrap over deals{reg}:",
-            _text(_rating_display(lad.ratings, resolved)),
+            "Bradley–Terry rating on hands won, mean 0, bootstrap over deals:",
+            _text(_rating_display(lad.ratings, _resolved(lad))),
+            *(f"note: {n}" for n in _notes(lad)),
         ]
     )
 
@@ -487,13 +714,13 @@ def _markdown(df: pd.DataFrame) -> str:
 
 def ladder_markdown(lad: Ladder, command: str = "") -> str:
     """The two tables in Markdown, for the README and docs/bots.md."""
-    resolved = dict(zip(lad.spec.bots, lad.spec.config()["resolved"], strict=True))
+    notes = "".join(f"; {n}" for n in _notes(lad))
     text = [
         _markdown(_pair_display(lad.pairs)),
         "",
-        _markdown(_rating_display(lad.ratings, resolved)),
+        _markdown(_rating_display(lad.ratings, _resolved(lad))),
         "",
-        f"({_setup_line(lad)}{'; `' + command + '`' if command else ''})",
+        f"({_setup_line(lad)}{'; `' + command + '`' if command else ''}{notes})",
     ]
     return "\n".join(text)
 
@@ -506,7 +733,15 @@ def write_ladder(lad: Ladder, command: str = "") -> list[Path]:
     lad.pairs.to_csv(files[0], index=False)
     lad.ratings.to_csv(files[1], index=False)
     files[2].write_text(ladder_markdown(lad, command) + "\n")
-    meta = {**lad.spec.config(), "command": command, "elapsed_seconds": round(lad.elapsed, 3)}
+    fit = {} if lad.fit is None else dataclasses.asdict(lad.fit)
+    meta = {
+        **lad.spec.config(),
+        "command": command,
+        "elapsed_seconds": round(lad.elapsed, 3),
+        "fit": {k: (v if not isinstance(v, float) or math.isfinite(v) else None)
+                for k, v in fit.items()},  # fmt: skip
+        "notes": _notes(lad),
+    }
     files[3].write_text(json.dumps(meta, indent=1) + "\n")
     return files
 
@@ -550,7 +785,7 @@ def ladder_command(
     from fastsheng.bots import split_bots
     from fastsheng.rules import get_rules, rules_from_spec
 
-    names = [b.strip() for b in split_bots(bots)]
+    names = [b.strip() for b in split_bots(bots)]  # as given: module paths keep their case
     if not all(names):
         raise LadderError(f"--bots takes a comma-separated list of bot names, not {bots!r}")
     if level.lower() != "random" and level.upper() not in runner.LEVELS:
@@ -563,7 +798,7 @@ def ladder_command(
     spec = LadderSpec(tuple(names), n, seed, the_rules, level, batch_size, caps)
     where = Path(out) if out else Path("runs") / f"ladder-{_safe(the_rules.name)}-{n}-s{seed}"
     command = (
-        f"fastsheng ladder --bots {','.join(spec.bots)} -n {n} --seed {seed} "
+        f"fastsheng ladder --bots {','.join(spec.labels)} -n {n} --seed {seed} "
         f"--rules {rules or 'standard'} --level {level}"
         + (f" --batch-size {batch_size}" if batch_size != 10_000 else "")
         + (f" --max-deals {max_deals}" if max_deals else "")
