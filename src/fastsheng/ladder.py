@@ -725,6 +725,11 @@ def ladder_markdown(lad: Ladder, command: str = "") -> str:
     return "\n".join(text)
 
 
+def _json_number(v: Any) -> Any:
+    """NaN and infinities as null: JSON has no such numbers."""
+    return None if isinstance(v, float) and not math.isfinite(v) else v
+
+
 def write_ladder(lad: Ladder, command: str = "") -> list[Path]:
     """``OUT/pairs.csv``, ``OUT/ratings.csv``, ``OUT/ladder.md`` and ``OUT/ladder.json``."""
     out = lad.out
@@ -738,8 +743,7 @@ def write_ladder(lad: Ladder, command: str = "") -> list[Path]:
         **lad.spec.config(),
         "command": command,
         "elapsed_seconds": round(lad.elapsed, 3),
-        "fit": {k: (v if not isinstance(v, float) or math.isfinite(v) else None)
-                for k, v in fit.items()},  # fmt: skip
+        "fit": {k: _json_number(v) for k, v in fit.items()},
         "notes": _notes(lad),
     }
     files[3].write_text(json.dumps(meta, indent=1) + "\n")
