@@ -237,9 +237,9 @@ def _check_field(field: str, value: Any) -> Any:
         return tables.check_level_table(value)
     if field == "kitty_multiplier":
         return tables.check_kitty_multiplier(value)
-    if field == "throw_penalty" and isinstance(value, Mapping):
+    if field == "throw_penalty":
         form, points = tables.check_throw_penalty(value)
-        return {"form": form, "points": points}
+        return form if points is None else {"form": form, "points": points}
     if field in CHOICES:
         if isinstance(value, str) and value in CHOICES[field]:
             return value

@@ -214,9 +214,7 @@ _POINTS_RANGE = (0, 200)  # as rules.INT_FIELDS["throw_penalty_points"]
 def _keys(field: str, value: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
     bad = [k for k in value if k not in allowed]
     if bad:
-        raise RulesError(
-            f"{field} has an unknown key {bad[0]!r}; keys: {', '.join(allowed)}"
-        )
+        raise RulesError(f"{field} has an unknown key {bad[0]!r}; keys: {', '.join(allowed)}")
 
 
 def _names(table: Mapping[str, Any]) -> str:
@@ -265,9 +263,7 @@ def _check_bands(raw: Any) -> tuple[tuple[int, str, int], ...]:
             )
         bands.append((row[0], row[1], row[2]))
     if bands[0][0] != 0:
-        raise RulesError(
-            f"level_table's first band starts at {bands[0][0]}; it must start at 0"
-        )
+        raise RulesError(f"level_table's first band starts at {bands[0][0]}; it must start at 0")
     return tuple(bands)
 
 
@@ -366,7 +362,7 @@ def check_throw_penalty(value: Any) -> tuple[str, int | None]:
         return form, points
     raise RulesError(
         f"throw_penalty = {value!r} is not valid; expected one of "
-        f"{', '.join(map(repr, THROW_PENALTY_FORMS))} or a table {{form = \"per_card\", "
+        f'{", ".join(map(repr, THROW_PENALTY_FORMS))} or a table {{form = "per_card", '
         "points = 10}"
     )
 
