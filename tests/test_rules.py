@@ -16,6 +16,7 @@ from fastsheng.rules import (
     FIELD_DOCS,
     FIELDS,
     PRESET_SOURCES,
+    TABLE_FIELDS,
     Rules,
     describe_rules,
     get_rules,
@@ -64,9 +65,10 @@ def test_choice_lists_follow_docs_order():
     assert CHOICES["no_declaration"] == (
         "kitty1", "kitty3", "kitty3_skip_jokers", "no_trump", "flip_level", "random_kitty",
     )  # fmt: skip
-    assert CHOICES["kitty_multiplier"] == ("plus_two", "linear", "powers", "cards")
     assert CHOICES["throw_penalty"] == ("per_card", "none", "flat", "half_stake")
-    assert CHOICES["level_table"] == ("standard", "super", "twenty")
+    # the data switches' preset names (fastsheng.tables), in the docs' order
+    assert TABLE_FIELDS["kitty_multiplier"] == ("plus_two", "linear", "powers", "cards")
+    assert TABLE_FIELDS["level_table"] == ("standard", "super", "twenty")
 
 
 # Distinctive switches of each preset (docs/rules.md §8 and the seeds).
@@ -222,6 +224,9 @@ def _pxd_rules_t_fields() -> list[str]:
     return re.findall(r"^\s+int\s+(\w+)", body.group(1), flags=re.M)
 
 
+ARRAY_FIELDS = {"km_tractor": 13, "lt_low": 24, "lt_side": 24, "lt_levels": 24}
+
+
 def test_core_fields_match_rules_t():
     assert list(CORE_FIELDS) == _pxd_rules_t_fields()
 
@@ -231,11 +236,16 @@ def test_core_fields_values(name):
     rules = get_rules(name)
     core = rules.core_fields()
     assert list(core) == list(CORE_FIELDS)
-    assert all(isinstance(v, int) and not isinstance(v, bool) for v in core.values())
+    for field, value in core.items():
+        items = value if field in ARRAY_FIELDS else [value]
+        assert len(items) == ARRAY_FIELDS.get(field, 1), field
+        assert all(isinstance(v, int) and not isinstance(v, bool) for v in items), field
     for field, values in CHOICES.items():
         assert core[field] == values.index(getattr(rules, field))
-    core["level_table"] = 99  # a fresh dict each time: the cache is not touched
-    assert rules.core_fields()["level_table"] != 99
+    core["throw_kitty"] = 99  # a fresh dict each time: the cache is not touched
+    core["lt_low"][1] = 99
+    assert rules.core_fields()["throw_kitty"] != 99
+    assert rules.core_fields()["lt_low"][1] != 99
 
 
 def test_core_fields_packing():

@@ -21,8 +21,14 @@ cdef enum:
     KIND_THROW = 3
 
 
+cdef enum:
+    LT_MAX_BANDS = 24    # bands of a level table (fastsheng.tables.MAX_BANDS)
+    KM_MAX_TRACTOR = 12  # pairs of the longest tractor (fastsheng.tables.MAX_TRACTOR)
+
+
 # One field per switch of docs/rules.md §7. Bools are 0/1; choices are the index of the value in
-# the list of §7. Built once in Python (Rules.core_fields()) and passed by value.
+# the list of §7; the level table and the kitty multiplier are their data (fastsheng.tables).
+# Built once in Python (Rules.core_fields()) and passed by value.
 cdef struct rules_t:
     int overcall_ladder
     int suit_strength        # packed: bits 2s..2s+1 = strength of suit s, 3 = strongest
@@ -49,9 +55,15 @@ cdef struct rules_t:
     int partner_no_trump_after_failed_throw
     int throw_penalty
     int throw_penalty_points
-    int kitty_multiplier
+    int km_single            # kitty multiplier of a single / a pair / a tractor of k pairs
+    int km_pair
+    int km_tractor[KM_MAX_TRACTOR + 1]
     int throw_kitty
-    int level_table
+    int lt_nbands            # level table: bands [lt_low[i], lt_low[i+1]) -> side, levels
+    int lt_low[LT_MAX_BANDS]
+    int lt_side[LT_MAX_BANDS]      # 0 dealer side, 1 defenders
+    int lt_levels[LT_MAX_BANDS]
+    int lt_step              # > 0: past the last band, +1 level per lt_step points
     int defender_cap         # 0 = no cap
     int start_rank           # 0..12
     int end_rank             # 0..12
@@ -71,16 +83,9 @@ cdef enum:
     FILL_TRUMP_FIRST = 1
     OVERTRUMP_DECISIVE = 0
     OVERTRUMP_EVERY = 1
-    KM_PLUS_TWO = 0
-    KM_LINEAR = 1
-    KM_POWERS = 2
-    KM_CARDS = 3
     TK_AT_LEAST_3 = 0
     TK_LARGEST = 1
     TK_PAIR_4 = 2
-    LT_STANDARD = 0
-    LT_SUPER = 1
-    LT_TWENTY = 2
     ND_KITTY1 = 0
     ND_KITTY3 = 1
     ND_KITTY3_SKIP = 2
@@ -180,8 +185,8 @@ cdef inline int throw_penalty_points(const rules_t* r, int back) noexcept nogil:
     return 0
 
 
-# Level change for a defenders' total: returns 0 (dealer side advances) or 1 (defenders take
-# over); *levels receives the number of levels gained.
+# Level change for a defenders' total from the level table's bands (docs/rules.md §11): returns
+# 0 (dealer side advances) or 1 (defenders take over); *levels receives the levels gained.
 cdef int level_change(const rules_t* r, int total, int* levels) noexcept nogil
 
 

@@ -432,28 +432,16 @@ cdef int hand_points(const ctx_t* c, hand_t h) noexcept nogil:
         popcount(h.one & BB_POINTS10) + popcount(h.two & BB_POINTS10))
 
 
-cdef inline int unit_mult(int scheme, int kind, int length) noexcept nogil:
-    if scheme == KM_CARDS:
-        return 1 if kind == KIND_SINGLE else 2 * length
-    if kind == KIND_SINGLE:
-        return 2
-    if kind == KIND_PAIR:
-        return 4
-    if scheme == KM_LINEAR:
-        return 4 * length
-    if scheme == KM_PLUS_TWO:
-        return 2 * length + 2
-    return 1 << (length + 1)   # KM_POWERS
-
-
 cdef int kitty_mult(const ctx_t* c, const shape_t* s) noexcept nogil:
-    cdef int m
+    """The multiplier of the lead's decisive unit from the rules' table (docs/rules.md §6)."""
+    cdef int m, k
     if s.ntractors > 0:
-        m = unit_mult(c.r.kitty_multiplier, KIND_TRACTOR, s.tlen[0])
+        k = s.tlen[0] if s.tlen[0] <= KM_MAX_TRACTOR else KM_MAX_TRACTOR
+        m = c.r.km_tractor[k]
     elif s.npairs > 0:
-        m = unit_mult(c.r.kitty_multiplier, KIND_PAIR, 1)
+        m = c.r.km_pair
     else:
-        m = unit_mult(c.r.kitty_multiplier, KIND_SINGLE, 0)
+        m = c.r.km_single
     if s.kind != KIND_THROW:
         return m
     if c.r.throw_kitty == TK_AT_LEAST_3:
@@ -464,56 +452,16 @@ cdef int kitty_mult(const ctx_t* c, const shape_t* s) noexcept nogil:
 
 
 cdef int level_change(const rules_t* r, int total, int* levels) noexcept nogil:
-    cdef int side = 0, n = 0
-    if r.level_table == LT_SUPER:
-        if total <= 0:
-            n = 6
-        elif total < 15:
-            n = 5
-        elif total < 25:
-            n = 4
-        elif total < 35:
-            n = 3
-        elif total < 40:
-            n = 2
-        elif total < 80:
-            n = 1
-        else:
-            side = 1
-            if total < 120:
-                n = 0
-            elif total < 125:
-                n = 1
-            elif total >= 285:
-                n = 6
-            else:
-                n = 2 + (total - 125) // 40
-    elif r.level_table == LT_TWENTY:
-        if total <= 0:
-            n = 4
-        elif total < 30:
-            n = 3
-        elif total < 55:
-            n = 2
-        elif total < 80:
-            n = 1
-        else:
-            side = 1
-            n = 0 if total < 100 else 1 + (total - 100) // 20
-    else:
-        if total <= 0:
-            n = 3
-        elif total < 40:
-            n = 2
-        elif total < 80:
-            n = 1
-        else:
-            side = 1
-            n = 0 if total < 120 else 1 + (total - 120) // 40
-    if side == 1 and r.defender_cap > 0 and n > r.defender_cap:
+    cdef int i = r.lt_nbands - 1, n
+    while i > 0 and r.lt_low[i] > total:   # the last band whose lowest total is reached
+        i -= 1
+    n = r.lt_levels[i]
+    if r.lt_step > 0 and i == r.lt_nbands - 1:
+        n += (total - r.lt_low[i]) // r.lt_step
+    if r.lt_side[i] == 1 and r.defender_cap > 0 and n > r.defender_cap:
         n = r.defender_cap
     levels[0] = n
-    return side
+    return r.lt_side[i]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,7 +9,14 @@ or ``None``.
 Presets: ``list_presets()``, ``get_rules(name)``; ``describe_rules(rules)`` gives every switch
 with the seed passage behind it (``PRESET_SOURCES``).
 
-Rules files (``load_rules(path)``) are TOML with every key at the **top level** (no tables)::
+Three switches are data (``fastsheng.tables``, docs/rules.md §6, §7, §11): ``level_table`` and
+``kitty_multiplier`` take a preset name or a dict (normalised to the name when equal to a named
+table, else a ``LevelTable`` / ``KittyMultiplier``); ``throw_penalty`` takes a form or a dict
+``{form, points}`` that sets ``throw_penalty_points`` too. Missing keys take documented defaults,
+so ``rules.replace(level_table={"threshold": 70})`` is a rules set.
+
+Rules files (``load_rules(path)``) are TOML with every key at the **top level**; only the three
+data switches may be tables::
 
     # my_rules.toml
     preset = "super"          # the preset to start from (default "standard")
@@ -17,6 +24,7 @@ Rules files (``load_rules(path)``) are TOML with every key at the **top level** 
     overcall_after_burial = "no"
     must_play = ["J", "A"]
     defender_cap = 5          # "none" for no cap (TOML has no null)
+    level_table = { threshold = 70, step = 40 }
 
 Errors name the file, the line and the field. ``rules_from_spec(spec)`` takes a preset name or
 the path of a ``.toml`` file (what the command line accepts).
@@ -24,7 +32,7 @@ the path of a ``.toml`` file (what the command line accepts).
 The Cython core receives ``Rules.core_fields()``: the fields of the C struct ``rules_t``
 (``_core.pxd``) as ints: bools 0/1, a choice as the index of its value in ``CHOICES[field]``
 (the §7 order, which never changes), ranks 0..12, ``suit_strength`` and ``must_play_mask`` packed,
-``None`` caps as 0.
+``None`` caps as 0; the level table and kitty multiplier as their arrays (lists of ints).
 """
 
 # The preset table quotes the seeds in Chinese; its lines may exceed the line length.
@@ -41,12 +49,21 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from fastsheng import tables
 from fastsheng.cards import RANKS, SUITS
 from fastsheng.errors import RulesError
+from fastsheng.tables import (
+    KITTY_MULTIPLIERS,
+    LEVEL_TABLES,
+    THROW_PENALTY_FORMS,
+    KittyMultiplier,
+    LevelTable,
+)
 
 __all__ = [
     "Rules",
     "CHOICES",
+    "TABLE_FIELDS",
     "BOOL_FIELDS",
     "INT_FIELDS",
     "OPTIONAL_INT_FIELDS",
@@ -87,11 +104,15 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "throw_follow": ("shape", "suit"),
     "void_fill": ("any", "trump_first"),
     "overtrump_throw": ("decisive", "every"),
-    "throw_penalty": ("per_card", "none", "flat", "half_stake"),
-    "kitty_multiplier": ("plus_two", "linear", "powers", "cards"),
+    "throw_penalty": THROW_PENALTY_FORMS,
     "throw_kitty": ("at_least_3", "largest", "pair_4"),
-    "level_table": ("standard", "super", "twenty"),
     "cap_tie": ("dealer", "draw"),
+}
+
+# The data-valued switches (fastsheng.tables): a preset name of these, or data.
+TABLE_FIELDS: dict[str, tuple[str, ...]] = {
+    "kitty_multiplier": tuple(KITTY_MULTIPLIERS),
+    "level_table": tuple(LEVEL_TABLES),
 }
 
 BOOL_FIELDS: tuple[str, ...] = (
@@ -138,9 +159,15 @@ CORE_FIELDS: tuple[str, ...] = (
     "partner_no_trump_after_failed_throw",
     "throw_penalty",
     "throw_penalty_points",
-    "kitty_multiplier",
+    "km_single",
+    "km_pair",
+    "km_tractor",
     "throw_kitty",
-    "level_table",
+    "lt_nbands",
+    "lt_low",
+    "lt_side",
+    "lt_levels",
+    "lt_step",
     "defender_cap",
     "start_rank",
     "end_rank",
@@ -175,11 +202,14 @@ FIELD_DOCS: dict[str, str] = {
     "overtrump_throw": "overtrumping a throw: its decisive unit / every unit must be higher",
     "partner_no_trump_after_failed_throw": "after the dealer side's failed throw the dealer's "
     "partner cannot win by trumping",
-    "throw_penalty": "failed-throw penalty: points per card / none / flat points / half the stake",
+    "throw_penalty": "failed-throw penalty: points per card / none / flat points / half the stake "
+    "(or a table {form, points})",
     "throw_penalty_points": "points of the failed-throw penalty (per card or flat)",
-    "kitty_multiplier": "kitty multiplier of the last trick's lead (docs/rules.md §6)",
+    "kitty_multiplier": "kitty multiplier of the last trick's lead: a preset or a table "
+    "{single, pair, tractor} (docs/rules.md §6)",
     "throw_kitty": "kitty multiplier of a thrown last lead",
-    "level_table": "defenders' total -> levels (docs/rules.md §11)",
+    "level_table": "defenders' total -> levels: a preset or a table {threshold, step} / "
+    "{bands, step} (docs/rules.md §11)",
     "defender_cap": "most levels the defenders gain in one hand (None: no cap)",
     "start_rank": "rank both teams start at",
     "end_rank": "rank a team must win as the dealer side to win the match",
@@ -203,6 +233,13 @@ def _canon_rank(field: str, value: Any) -> str:
 
 def _check_field(field: str, value: Any) -> Any:
     """The normalised value of one field, or RulesError naming the field, value and choices."""
+    if field == "level_table":
+        return tables.check_level_table(value)
+    if field == "kitty_multiplier":
+        return tables.check_kitty_multiplier(value)
+    if field == "throw_penalty":
+        form, points = tables.check_throw_penalty(value)
+        return form if points is None else {"form": form, "points": points}
     if field in CHOICES:
         if isinstance(value, str) and value in CHOICES[field]:
             return value
@@ -280,12 +317,12 @@ class Rules:
     void_fill: str = "any"
     overtrump_throw: str = "decisive"
     partner_no_trump_after_failed_throw: bool = True
-    throw_penalty: str = "per_card"
+    throw_penalty: str = "per_card"  # a {form, points} table sets throw_penalty_points too
     throw_penalty_points: int = 10
-    kitty_multiplier: str = "plus_two"
+    kitty_multiplier: str | KittyMultiplier = "plus_two"
     throw_kitty: str = "at_least_3"
     # --- levels and the match (§11) ---
-    level_table: str = "standard"
+    level_table: str | LevelTable = "standard"
     defender_cap: int | None = None
     start_rank: str = "2"
     end_rank: str = "A"
@@ -296,6 +333,10 @@ class Rules:
     name: str = "standard"
 
     def __post_init__(self) -> None:
+        if isinstance(self.throw_penalty, Mapping):  # the table form sets both fields
+            form, points = tables.check_throw_penalty(self.throw_penalty)
+            object.__setattr__(self, "throw_penalty", form)
+            object.__setattr__(self, "throw_penalty_points", points)
         for f in dataclasses.fields(self):
             value = _check_field(f.name, getattr(self, f.name))
             object.__setattr__(self, f.name, value)
@@ -307,10 +348,16 @@ class Rules:
 
     # --- conversions ---------------------------------------------------------------------
     @cached_property
-    def _core(self) -> dict[str, int]:
-        out: dict[str, int] = {}
+    def _core(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        data = {
+            **tables.level_core_fields(self.level_table),
+            **tables.kitty_core_fields(self.kitty_multiplier),
+        }
         for field in CORE_FIELDS:
-            if field == "suit_strength":
+            if field in data:
+                out[field] = data[field]
+            elif field == "suit_strength":
                 packed = 0
                 for s, suit in enumerate(SUITS):
                     packed |= (3 - self.suit_order.index(suit)) << (2 * s)
@@ -330,9 +377,10 @@ class Rules:
                 out[field] = getattr(self, field)
         return out
 
-    def core_fields(self) -> dict[str, int]:
-        """The fields of the C struct ``rules_t`` (``CORE_FIELDS``) as ints (a fresh dict)."""
-        return dict(self._core)
+    def core_fields(self) -> dict[str, Any]:
+        """The fields of the C struct ``rules_t`` (``CORE_FIELDS``): ints, and lists of ints for
+        the tables' arrays (a fresh dict; fresh lists)."""
+        return {k: list(v) if isinstance(v, list) else v for k, v in self._core.items()}
 
     def replace(self, **overrides: Any) -> Rules:
         """A copy with some fields changed (validated like the constructor)."""
@@ -342,10 +390,11 @@ class Rules:
         return dataclasses.replace(self, **overrides)
 
     def to_dict(self) -> dict[str, Any]:
-        """Every field as plain JSON types (``must_play`` a list), for manifests."""
+        """Every field as plain JSON types (``must_play`` a list, a data table a dict), for
+        manifests."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
+            value = tables.table_value(getattr(self, f.name))
             out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
 
@@ -837,6 +886,9 @@ def _key_line(lines: list[str], key: str) -> int | None:
     return None
 
 
+_DATA_KEYS = (*TABLE_FIELDS, "throw_penalty")  # the fields a rules file may give as a table
+
+
 def load_rules(path: str | Path) -> Rules:
     """Rules from a TOML file: ``preset = "..."`` (default standard) plus top-level overrides.
 
@@ -874,10 +926,10 @@ def load_rules(path: str | Path) -> Rules:
     base = PRESETS[preset.strip().lower()]
     overrides: dict[str, Any] = {}
     for key, value in data.items():
-        if isinstance(value, dict):
+        if isinstance(value, dict) and key not in _DATA_KEYS:
             raise RulesError(
                 f"{where(key)}: tables are not supported ([{key}]); write every field at the "
-                "top level"
+                f"top level (only {', '.join(_DATA_KEYS)} take a table)"
             )
         if key not in FIELDS:
             raise RulesError(f"{where(key)}: unknown field {key!r}; fields: {', '.join(FIELDS)}")
@@ -885,6 +937,11 @@ def load_rules(path: str | Path) -> Rules:
             overrides[key] = _check_field(key, value)
         except RulesError as e:
             raise RulesError(f"{where(key)}: {e}") from None
+    if isinstance(data.get("throw_penalty"), dict) and "throw_penalty_points" in data:
+        raise RulesError(
+            f"{where('throw_penalty_points')}: throw_penalty_points is set twice (also as "
+            "throw_penalty's points); set it in one place"
+        )
     overrides.setdefault("name", p.name)
     try:
         return base.replace(**overrides)

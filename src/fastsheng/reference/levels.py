@@ -14,6 +14,7 @@ Ranks are indices 0..12 (``"2"`` = 0, ``"A"`` = 12) as in ``fastsheng.cards``.
 from __future__ import annotations
 
 from fastsheng.cards import RANKS
+from fastsheng.tables import LEVEL_TABLES, check_level_table, level_table_data
 
 __all__ = [
     "LEVEL_THRESHOLDS",
@@ -25,55 +26,20 @@ __all__ = [
     "cap_winner",
 ]
 
-# Rows of the §11 tables: (lowest total of the row, side, levels). A total falls in the row with
-# the greatest lower bound <= total, except that 0 is a row of its own (1..4 go to the "5" row).
-# Beyond the last row the defenders gain one more level per `step` points (`None`: no more).
-_TABLES: dict[str, tuple[tuple[tuple[int, str, int], ...], int | None]] = {
-    "standard": (
-        (
-            (0, "dealer", 3),
-            (5, "dealer", 2),
-            (40, "dealer", 1),
-            (80, "defenders", 0),
-            (120, "defenders", 1),
-        ),
-        40,
-    ),
-    "super": (
-        (
-            (0, "dealer", 6),
-            (5, "dealer", 5),
-            (15, "dealer", 4),
-            (25, "dealer", 3),
-            (35, "dealer", 2),
-            (40, "dealer", 1),
-            (80, "defenders", 0),
-            (120, "defenders", 1),
-            (125, "defenders", 2),
-            (165, "defenders", 3),
-            (205, "defenders", 4),
-            (245, "defenders", 5),
-            (285, "defenders", 6),
-        ),
-        None,
-    ),
-    "twenty": (
-        (
-            (0, "dealer", 4),
-            (5, "dealer", 3),
-            (30, "dealer", 2),
-            (55, "dealer", 1),
-            (80, "defenders", 0),
-            (100, "defenders", 1),
-        ),
-        20,
-    ),
-}
+# The tables are data (fastsheng.tables): rows (lowest total, side, levels), lowest totals
+# increasing from 0; a total falls in the last row it reaches; past the last row the defenders
+# gain one more level per `step` points (0: no more). A named table is looked up by name.
+
+
+def _rows(rules: object) -> tuple[tuple[tuple[int, str, int], ...], int]:
+    table = level_table_data(check_level_table(rules.level_table))  # any form
+    return table.bands, table.step
+
 
 LEVEL_THRESHOLDS: dict[str, tuple[int, ...]] = {
-    name: tuple(row[0] for row in rows) for name, (rows, _step) in _TABLES.items()
+    name: tuple(row[0] for row in table.bands) for name, table in LEVEL_TABLES.items()
 }
-"""The lowest total of every explicit row of each table (for tests and docs)."""
+"""The lowest total of every row of each named table (for tests and docs)."""
 
 
 def level_outcome(rules: object, total: int) -> tuple[str, int]:
@@ -86,12 +52,10 @@ def level_outcome(rules: object, total: int) -> tuple[str, int]:
         raise ValueError(f"the defenders' total must be an int, not {total!r}")
     if total < 0:
         raise ValueError(f"the defenders' total cannot be negative: {total}")
-    rows, step = _TABLES[rules.level_table]
-    probe = max(total, 5) if total > 0 else 0  # 1..4 belong to the "5" row
-    _low, side, n = max((row for row in rows if row[0] <= probe), key=lambda row: row[0])
-    last_low, last_side, last_n = rows[-1]
-    if step is not None and side == "defenders" and total >= last_low:
-        n = last_n + (total - last_low) // step
+    rows, step = _rows(rules)
+    low, side, n = max((row for row in rows if row[0] <= total), key=lambda row: row[0])
+    if step and low == rows[-1][0]:
+        n += (total - low) // step
     cap = rules.defender_cap
     if side == "defenders" and cap is not None and n > cap:
         n = cap

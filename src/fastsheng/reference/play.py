@@ -37,6 +37,7 @@ from fastsheng.cards import (
     suit_index,
 )
 from fastsheng.errors import IllegalPlay, RulesError
+from fastsheng.tables import MAX_TRACTOR, check_kitty_multiplier, kitty_multiplier_data
 
 __all__ = ["Context", "TRUMP", "Unit", "Shape"]
 
@@ -54,7 +55,6 @@ _SWITCHES = {
     "throw_follow": ("shape", "suit"),
     "void_fill": ("any", "trump_first"),
     "overtrump_throw": ("decisive", "every"),
-    "kitty_multiplier": ("plus_two", "linear", "powers", "cards"),
     "throw_kitty": ("at_least_3", "largest", "pair_4"),
 }
 
@@ -149,6 +149,9 @@ def _check_rules(rules: object) -> None:
         if value not in values:
             expected = ", ".join(map(str, values))
             raise RulesError(f"{field} = {value!r}; expected one of {expected}")
+    if not hasattr(rules, "kitty_multiplier"):
+        raise RulesError("rules has no field 'kitty_multiplier'")
+    check_kitty_multiplier(rules.kitty_multiplier)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -572,18 +575,13 @@ class Context:
         return sum(points_of(c) for p in plays for c in _multiset(p).elements())
 
     def _unit_multiplier(self, kind: str, length: int) -> int:
-        scheme = self.rules.kitty_multiplier
-        if scheme == "cards":
-            return 1 if kind == "single" else 2 * length
+        # a preset name or data (fastsheng.tables), whatever form the rules object holds
+        table = kitty_multiplier_data(check_kitty_multiplier(self.rules.kitty_multiplier))
         if kind == "single":
-            return 2
+            return table.single
         if kind == "pair":
-            return 4
-        if scheme == "linear":
-            return 4 * length
-        if scheme == "plus_two":
-            return 2 * length + 2
-        return 2 ** (length + 1)  # powers
+            return table.pair
+        return table.tractor[min(length, MAX_TRACTOR) - 2]
 
     def kitty_multiplier(self, lead: Iterable[int]) -> int:
         """Multiplier of the kitty's points when the defenders win the last trick (§6); ``lead``
