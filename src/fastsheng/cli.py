@@ -90,16 +90,18 @@ def parse_count(text: str, what: str = "-n", *, minimum: int = 1, maximum: int =
 
 
 def parse_bots(text: str) -> tuple[str, str, str, str]:
-    """``"expert"`` (all four seats) or ``"expert,basic,expert,basic"`` (seat 0 first)."""
+    """``"expert"`` (all four seats), ``"mine:Bot,expert"`` (the teams: seats 0/2, 1/3) or
+    ``"expert,basic,expert,basic"`` (seat 0 first)."""
     from fastsheng.bots import is_python_bot, split_bots
     from fastsheng.runner import check_bots
 
     # a Python bot's module:Class keeps its case; built-in names are case-insensitive
     names = [b.strip() if is_python_bot(b.strip()) else b.strip().lower() for b in split_bots(text)]
-    if len(names) == 1:
-        names *= 4
-    if len(names) != 4 or not all(names):
-        raise UserError(f"--bots takes one bot name or four (one per seat), not {text!r}")
+    if len(names) not in (1, 2, 4) or not all(names):
+        raise UserError(
+            f"--bots takes one bot name, two (team 0 at seats 0/2, team 1 at seats 1/3) or four "
+            f"(one per seat), not {text!r}"
+        )
     try:
         return check_bots(names)
     except ValueError as exc:
@@ -170,7 +172,10 @@ def sim(
     bots: Annotated[
         str | None,
         typer.Option(
-            "--bots", "-b", help="One bot for all seats, or four: expert,basic,expert,basic."
+            "--bots",
+            "-b",
+            help="One bot for all seats, two teams (seats 0/2, 1/3: mine:Bot,expert), or four: "
+            "expert,basic,expert,basic.",
         ),
     ] = None,
     seed: Annotated[

@@ -48,7 +48,7 @@ def compare_command(
     runs: Sequence[str | os.PathLike[str]] = (),
     *,
     rules: Sequence[str] = (),
-    bots: Sequence[str] = (),
+    bots: Sequence[Any] = (),
     n: int = 20_000,
     seed: int = 0,
     batch_size: int | None = None,
@@ -134,23 +134,16 @@ def _safe(s: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in s)
 
 
-def _bots_tuple(b: str | None) -> tuple[str, str, str, str]:
-    """A line-up (1 name, 2 = team 0, team 1, or 4) as the four versioned names it plays."""
-    from fastsheng.bots import split_bots
+def _bots_tuple(b: Any) -> tuple[str, str, str, str]:
+    """A line-up (1 bot, 2 = team 0, team 1, or 4; names, a comma-separated string, or bot
+    objects) as the four versioned names it plays."""
     from fastsheng.runner import check_bots
 
-    if b is None:
-        return check_bots(("expert",) * 4)
-    parts = [p.strip() for p in split_bots(b) if p.strip()]
-    if len(parts) == 2:  # team 0 (seats 0, 2), team 1 (seats 1, 3)
-        parts = [parts[0], parts[1], parts[0], parts[1]]
-    if len(parts) not in (1, 4):
-        raise ValueError(f"bots: give 1, 2 (team 0, team 1) or 4 names, got {b!r}")
-    return check_bots(parts * 4 if len(parts) == 1 else parts)
+    return check_bots(("expert",) if b is None else b)
 
 
-def _lineup_label(b: str | None) -> str:
-    """``expert`` -> ``expert-v1``; ``expert,basic`` -> ``expert-v1,basic-v1``: the label of a
+def _lineup_label(b: Any) -> str:
+    """``expert`` -> ``expert-v4``; ``expert,basic`` -> ``expert-v4,basic-v1``: the label of a
     line-up names the versions that played."""
     names = _bots_tuple(b)
     if len(set(names)) == 1:
@@ -164,7 +157,7 @@ def simulate_run(
     out: str | os.PathLike[str],
     *,
     rules: str,
-    bots: str | None,
+    bots: Any,
     n: int,
     seed: int,
     batch_size: int | None = None,
