@@ -205,7 +205,9 @@ def sim(
     batch_size: Annotated[
         str | None,
         typer.Option(
-            "--batch-size", help="Hands (matches) per batch and part file (default 10000 / 500)."
+            "--batch-size",
+            help="Hands (matches) per batch and part file (default 10000 / 500; 1000 / 50 when a "
+            "seat is a Python bot).",
         ),
     ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Finish the run in --out.")] = False,
@@ -218,7 +220,7 @@ def sim(
 ) -> None:
     """Play N hands (or matches) with bots and write them to a Parquet dataset."""
     from fastsheng import runner
-    from fastsheng.runner import DEFAULT_BATCH_SIZE, RunSpec
+    from fastsheng.runner import RunSpec
 
     given: dict[str, Any] = {}
     if n is not None:
@@ -275,7 +277,8 @@ def sim(
     spec_kw.setdefault("bots", ("expert",) * 4)
     spec_kw.setdefault("level", "2")
     spec_kw.setdefault("tricks", False)
-    spec_kw.setdefault("batch_size", DEFAULT_BATCH_SIZE[spec_kw["mode"]])
+    if "batch_size" not in spec_kw:  # smaller for Python bots (a rule of the line-up)
+        spec_kw["batch_size"] = runner.default_batch_size(spec_kw["bots"], spec_kw["mode"])
     seed_drawn = "seed" not in spec_kw
     if seed_drawn:
         spec_kw["seed"] = secrets.randbelow(2**32)
@@ -503,11 +506,13 @@ def replay(
     ] = None,
     batch_size: Annotated[
         str | None,
-        typer.Option("--batch-size", help="Without RUN: the batch size (default 10000)."),
+        typer.Option(
+            "--batch-size", help="Without RUN: the batch size (default: as `sim` picks it)."
+        ),
     ] = None,
 ) -> None:
     """Print one hand move by move, in card notation."""
-    from fastsheng.runner import DEFAULT_BATCH_SIZE, RunSpec
+    from fastsheng.runner import RunSpec, default_batch_size
 
     if run is not None and run.is_file():  # a hand saved by `fastsheng play`
         if any(x is not None for x in (hand, seed, rules, bots, level, batch_size)):
@@ -544,15 +549,16 @@ def replay(
         from fastsheng.rules import get_rules, rules_from_spec
 
         lvl = "2" if level is None else level
+        lineup = parse_bots(bots) if bots else ("expert",) * 4
         spec = RunSpec(
             rules=rules_from_spec(rules) if rules else get_rules("standard"),
-            bots=parse_bots(bots) if bots else ("expert",) * 4,
+            bots=lineup,
             seed=parse_count(seed, "--seed", minimum=0),
             n=hand_id + 1,
             batch_size=(
                 parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH)
                 if batch_size
-                else DEFAULT_BATCH_SIZE["hands"]
+                else default_batch_size(lineup)  # as `fastsheng sim` picks it
             ),
             level=lvl.lower() if lvl.lower() == "random" else lvl.upper(),
         )
