@@ -39,6 +39,8 @@ rules_app = typer.Typer(help="The rule presets and rules files.", no_args_is_hel
 app.add_typer(rules_app, name="rules")
 
 EXIT_USAGE = 2
+#: The metavar of an on/off flag: none (typer would print `<bool>`, as if it took a value)
+FLAG = ""
 _MAX_BATCH = max(MAX_BATCH_SIZE.values())  # the mode's own maximum is checked by RunSpec
 #: More local workers than this is a typo (each is a process holding a batch in memory).
 MAX_WORKERS = 1024
@@ -147,7 +149,11 @@ def _root(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_version_callback, is_eager=True, help="Print the version."
+            "--version",
+            metavar=FLAG,
+            callback=_version_callback,
+            is_eager=True,
+            help="Print the version.",
         ),
     ] = False,
 ) -> None:
@@ -200,7 +206,7 @@ def sim(
         typer.Option("--level", help="Level of every hand, 2..A or random (hands mode)."),
     ] = None,
     tricks: Annotated[
-        bool, typer.Option("--tricks", help="Also write the per-trick table.")
+        bool, typer.Option("--tricks", metavar=FLAG, help="Also write the per-trick table.")
     ] = False,
     batch_size: Annotated[
         str | None,
@@ -210,12 +216,14 @@ def sim(
             "seat is a Python bot).",
         ),
     ] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Finish the run in --out.")] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", metavar=FLAG, help="Finish the run in --out.")
+    ] = False,
     scheduler: Annotated[
         str | None, typer.Option("--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT.")
     ] = None,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress and no summary.")
+        bool, typer.Option("--quiet", "-q", metavar=FLAG, help="No progress and no summary.")
     ] = False,
 ) -> None:
     """Play N hands (or matches) with bots and write them to a Parquet dataset."""
@@ -439,14 +447,25 @@ def summary_text(result) -> str:
 
 @rules_app.command("list")
 def rules_list() -> None:
-    """The rule presets, each with the rule document it comes from."""
+    """The rule presets: the rule document each comes from, and what sets it apart."""
     from fastsheng import rules as rules_mod
 
     labels = getattr(rules_mod, "PRESET_LABELS", {})
-    width = max(len(n) for n in rules_mod.list_presets())
-    for name in rules_mod.list_presets():
+    summaries = getattr(rules_mod, "PRESET_SUMMARIES", {})
+    names = rules_mod.list_presets()
+    width = max(len(n) for n in names)
+    lwidth = max(_display_width(labels.get(n, "")) for n in names)
+    for name in names:
         label = labels.get(name, "")
-        typer.echo(f"{name:<{width}}  {label}".rstrip())
+        pad = " " * (lwidth - _display_width(label))
+        typer.echo(f"{name:<{width}}  {label}{pad}  {summaries.get(name, '')}".rstrip())
+
+
+def _display_width(text: str) -> int:
+    """Terminal columns of a text: CJK characters take two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 @rules_app.command("show")
@@ -792,9 +811,11 @@ def ladder_cmd(
         str | None, typer.Option("--out", "-o", help="Output folder (an existing one resumes).")
     ] = None,
     markdown: Annotated[
-        bool, typer.Option("--markdown", help="Print the tables in Markdown.")
+        bool, typer.Option("--markdown", metavar=FLAG, help="Print the tables in Markdown.")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", metavar=FLAG, help="No progress.")
+    ] = False,
 ) -> None:
     """Every pair of bots on paired deals (seats swapped): net levels, hands won, ratings."""
     from fastsheng.ladder import ladder_command
