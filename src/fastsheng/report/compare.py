@@ -129,7 +129,7 @@ def _headline(ha, hb, la, lb, pairing: str, cluster: str | None) -> Table:
         "smallest true difference this n detects with 80% power at the 5% level, "
         "(1.96 + 0.84) sd_diff / sqrt(n), n/a when no pair differs; std_diff: diff in standard "
         "deviations of the per-hand values. Shares are differences of proportions in percentage "
-        "points. Multiple comparisons: " + plots.MULTIPLE_COMPARISONS.format(k=k, expected=k / 20)
+        "points. Multiple comparisons: " + plots.multiple_comparisons(k)
     )
     show = (
         "metric",
@@ -291,7 +291,7 @@ def _figures(diffs: pd.DataFrame, ha, hb, la: str, lb: str) -> list[Figure]:
             "paired_diffs",
             "Paired differences (standardized)",
             plots.png(plots.forest_figure(diffs, "A - B, paired (95% CI)")),
-            note=plots.MULTIPLE_COMPARISONS.format(k=len(diffs), expected=len(diffs) / 20),
+            note=plots.multiple_comparisons(len(diffs)),
             section="headline",
         )
     ]
