@@ -186,3 +186,13 @@ def test_the_run_folders_the_docs_show_are_the_ones_sim_names():
             10_000,
         )
         assert folder.replace("<seed>", "1") == default_out(spec).as_posix(), folder
+
+
+def test_the_ladders_running_time_is_given_with_its_conditions():
+    """A wall-clock figure alone misleads on a loaded machine: the README gives the CPU time
+    and the load it was measured at."""
+    text = " ".join(README.split())
+    at = text.index("fastsheng ladder --bots random,basic-v1,expert-v1,expert -n 1e5 --seed 2024")
+    sentence = text[at : at + 400]
+    assert "of CPU time" in sentence and "load average" in sentence
+    assert "about 20 s on 2 cores" not in text
