@@ -41,6 +41,31 @@ def test_compare_of_two_teams_reports_the_ladders_seat_swapped_view(tmp_path):
     assert row["net"] < 0  # basic loses levels to expert
     assert (tmp_path / "c" / "runs" / "basic-v1_expert-v4-seats-swapped" / "run.json").is_file()
     assert (tmp_path / "c" / "teams.csv").is_file()
+    head = rep.table("headline")  # the page's caveat is the plot's (next test)
+    from fastsheng.report import plots
+
+    assert plots.multiple_comparisons(len(head.df)) in head.note
+
+
+def test_the_compare_page_and_its_plot_give_one_multiple_comparisons_figure():
+    """17 intervals: 0.85 expected to exclude 0 by chance, on the page and in the plot (the page
+    said "about 0.8" and the plot "about 0.9")."""
+    import pandas as pd
+
+    from fastsheng.report import plots
+
+    for k in (16, 17, 19):
+        df = pd.DataFrame(
+            {
+                "metric": [f"m{i}" for i in range(k)],
+                "std_diff": 0.1,
+                "std_diff_lo": -0.1,
+                "std_diff_hi": 0.3,
+            }
+        )
+        title = " ".join(plots.forest_figure(df, "A - B").axes[0].get_title().split())
+        assert f"about {k / 20:.2f} of them" in title
+        assert " ".join(plots.multiple_comparisons(k).split()) in title
 
 
 def test_report_of_a_mixed_lineup_splits_by_team(tmp_path):
