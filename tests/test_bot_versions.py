@@ -208,8 +208,8 @@ def test_unversioned_names_resolve_to_a_version():
     assert B.resolve_bots("basic") == ("basic-v1",) * 4
     with pytest.raises(ValueError, match="'genius'.*expert-v1"):
         B.resolve_bot("genius")
-    with pytest.raises(ValueError):
-        B.resolve_bots(("basic", "basic"))
+    with pytest.raises(ValueError, match="two .team 0"):
+        B.resolve_bots(("basic", "basic", "basic"))
 
 
 def test_the_bots_column_records_the_resolved_name():

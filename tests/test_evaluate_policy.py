@@ -1,4 +1,5 @@
-"""analysis/evaluate_policy.py: a user policy against `expert` on paired deals, run at a tiny n."""
+"""fastsheng.evaluate (a bot against another on paired, seat-swapped deals) and
+analysis/evaluate_policy.py, its short caller, at a tiny n."""
 
 from __future__ import annotations
 
@@ -7,12 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
+import fastsheng as fs
 from fastsheng import stats
 from fastsheng.agents import RandomBot
-
-DEAL_COLUMNS = ["dealer", "kitty_points_dealt"] + [
-    f"{c}_{s}" for c in ("points", "jokers", "level_cards") for s in range(4)
-]
+from fastsheng.game import Game
 
 
 def script():
@@ -21,6 +20,10 @@ def script():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def test_evaluate_is_public_api():
+    assert "evaluate" in fs.__all__ and callable(fs.evaluate)
 
 
 def test_evaluate_policy_runs_and_reports_a_t_interval(capsys):
@@ -34,24 +37,39 @@ def test_evaluate_policy_runs_and_reports_a_t_interval(capsys):
     e = stats.mean_t(net)
     assert (r["net"], r["net_lo"], r["net_hi"]) == (e.estimate, e.lo, e.hi)
     assert r["net_lo"] <= r["net"] <= r["net_hi"]
-    again = mod.evaluate(mod.HighLowBot, 4)  # a pure function of the policy, rules, seed and n
+    again = fs.evaluate(mod.HighLowBot, 4)  # a pure function of the policy, rules, seed and n
     assert np.array_equal(again["per_deal_net"], net)
 
 
-def test_both_seatings_get_the_same_cards_and_the_sign_follows_the_winner():
+def _stepped(make_bot, seed, deal, seating):
+    """The hand stepped through fs.Game (hand `deal` of the run), the bot at seats
+    `seating`, `seating` + 2: its team's net levels and whether it won."""
+    g = Game("standard", seed=seed, hand_id=deal)
+    bots = {s: make_bot() for s in (seating, seating + 2)}
+    while g.phase != "done":
+        s = g.to_act
+        if s in bots:
+            g.apply(bots[s].act(g.observation(s), g.legal_actions()))
+        else:
+            g.apply(g.bot_action("expert"))
+    row = g.result()
+    won = (row["dealer"] % 2 == seating) == (row["winner"] == "dealer")
+    return (row["levels"] if won else -row["levels"]), won
+
+
+def test_evaluate_agrees_with_the_hands_stepped_one_by_one():
+    """HighLowBot draws no random numbers, so the step API replays evaluate's hands exactly:
+    per deal, the mean of the two seatings' net levels and of the two hands won."""
     mod = script()
+    r = fs.evaluate(mod.HighLowBot, 3, seed=3)
     for deal in range(3):
-        a, won_a, row_a = mod.play_hand(RandomBot, "standard", 3, deal, 0)
-        b, won_b, row_b = mod.play_hand(RandomBot, "standard", 3, deal, 1)
-        assert {c: row_a[c] for c in DEAL_COLUMNS} == {c: row_b[c] for c in DEAL_COLUMNS}
-        for seating, (net, won, row) in enumerate([(a, won_a, row_a), (b, won_b, row_b)]):
-            dealer_side = row["dealer"] % 2 == seating
-            assert won == (dealer_side == (row["winner"] == "dealer"))
-            assert net == (row["levels"] if won else -row["levels"])
-            assert row["bots"].split(",")[seating] == "user"
+        (a, wa), (b, wb) = (_stepped(mod.HighLowBot, 3, deal, s) for s in (0, 1))
+        assert r["per_deal_net"][deal] == (a + b) / 2
+        assert r["per_deal_won"][deal] == (wa + wb) / 2
 
 
-def test_a_random_policy_loses_to_expert():
-    """Deterministic for the seed: uniform random play loses levels to the expert bot."""
-    r = script().evaluate(RandomBot, 5, seed=2)
+def test_a_bot_against_itself_nets_zero_and_a_random_policy_loses():
+    same = fs.evaluate("expert", 6, opponent="expert")
+    assert np.all(same["per_deal_net"] == 0) and same["won"] == 0.5
+    r = fs.evaluate(RandomBot(), 5, seed=2)  # an object works as well as a class
     assert r["net"] < 0 and r["won"] < 0.5

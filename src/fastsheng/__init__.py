@@ -10,6 +10,7 @@ from fastsheng._declare import can_declare
 from fastsheng.agents import Bot, bot
 from fastsheng.cards import format_cards, parse_cards
 from fastsheng.errors import BotError, FastshengError, IllegalPlay, RulesError
+from fastsheng.evaluation import evaluate
 from fastsheng.game import Action, Game
 from fastsheng.hands import BOTS, format_trace, simulate_hands, simulate_matches, trace_hand
 from fastsheng.observation import Observation
@@ -31,6 +32,7 @@ __all__ = [
     "__version__",
     "bot",
     "can_declare",
+    "evaluate",
     "format_cards",
     "format_trace",
     "get_rules",

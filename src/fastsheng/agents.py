@@ -15,7 +15,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from fastsheng.bots import PY_RANDOM, is_builtin, is_python_bot, resolve_bot
+from fastsheng.bots import PY_RANDOM, BotRef, is_bot_object, is_builtin, is_python_bot, resolve_bot
 from fastsheng.game import Action
 from fastsheng.observation import Observation
 from fastsheng.rules import Rules
@@ -84,9 +84,12 @@ def _match(choice: Action, legal: list[Action], observation: Observation) -> Act
     return legal[0]
 
 
-def bot(name: str) -> Any:
+def bot(name: Any) -> Any:
     """A bot by name: a built-in one ("expert", "basic-v1", ...) as a Python bot, or
-    "module.path:Class" (instantiated with no arguments), or "py-random"."""
+    "module.path:Class" (instantiated with no arguments), or "py-random"; a bot class is
+    instantiated and a bot object deep-copied (fastsheng.bots.BotRef)."""
+    if is_bot_object(name):
+        return (name if isinstance(name, BotRef) else BotRef(name)).make()
     if name == PY_RANDOM:
         return RandomBot()
     if is_python_bot(name):

@@ -9,16 +9,23 @@ the runner can check names before the engine is built.
 
 ``search`` takes parameters in its name (``search:k=32,cands=8``, docs/bots.md); it resolves to
 every parameter spelled out, its base bot included (``search:k=32,cands=8,base=expert-v1``).
+
+A Python bot may also be given as an object or a class wherever a name goes: it resolves to a
+:class:`BotRef`, a ``str`` (so line-ups, run.json and the ``bots`` column stay strings) named
+``module:Class`` that carries the object with it.
 """
 
 from __future__ import annotations
 
+import copy
 import re
-from collections.abc import Sequence
+import sys
+from typing import Any
 
 __all__ = [
     "BOTS",
     "ALIASES",
+    "BotRef",
     "bot_spec",
     "is_python_bot",
     "resolve_bot",
@@ -63,9 +70,69 @@ _PY_SPEC = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 PY_RANDOM = "py-random"
 
 
+class BotRef(str):
+    """A bot object or class given in place of a name. Its text is ``module:Class`` (what
+    run.json and the ``bots`` column record); :meth:`make` gives the bot that plays a seat: a
+    class is instantiated with no arguments, an object is deep-copied, so every seat of every
+    batch starts from the object as given (as a worker process would get it) and the object
+    itself never plays."""
+
+    target: Any
+
+    def __new__(cls, target: Any, name: str | None = None) -> BotRef:
+        kind = target if isinstance(target, type) else type(target)
+        self = super().__new__(cls, name or f"{kind.__module__}:{kind.__qualname__}")
+        self.target = target
+        return self
+
+    def __reduce__(self):
+        # pickled with its object (a class by reference) and its name: a spawned worker sees
+        # the parent's __main__ as __mp_main__, and the data must not depend on the worker
+        return (BotRef, (self.target, str(self)))
+
+    def make(self) -> Any:
+        """A fresh bot for one seat of one batch; ValueError naming it if that fails."""
+        try:
+            obj = self.target() if isinstance(self.target, type) else copy.deepcopy(self.target)
+        except Exception as e:
+            how = "instantiate" if isinstance(self.target, type) else "copy"
+            raise ValueError(f"bot {self}: cannot {how} it ({type(e).__name__}: {e})") from None
+        if not callable(getattr(obj, "act", None)):
+            raise ValueError(f"bot {self}: it has no act(observation, legal_actions) method")
+        return obj
+
+    def worker_problem(self, *, dask: bool = False) -> str | None:
+        """Why a worker process could not get this bot (None: it pickles, and its class is
+        importable there; Dask's cloudpickle sends a class of ``__main__`` by value)."""
+        import pickle
+
+        kind = self.target if isinstance(self.target, type) else type(self.target)
+        main = sys.modules.get("__main__")
+        interactive = getattr(main, "__file__", None) is None
+        if kind.__module__ == "__main__" and interactive and not dask:
+            return "it is defined in an interactive session, which worker processes cannot import"
+        try:
+            if dask and kind.__module__ == "__main__":
+                import cloudpickle
+
+                cloudpickle.dumps(self)
+            else:
+                pickle.dumps(self)
+        except Exception as e:
+            return f"it does not pickle ({type(e).__name__}: {e})"
+        return None
+
+
+def is_bot_object(obj: Any) -> bool:
+    """A bot given as an object or class (anything with an ``act`` method), not a name."""
+    return isinstance(obj, BotRef) or (not isinstance(obj, str) and hasattr(obj, "act"))
+
+
 def is_python_bot(name: str) -> bool:
     """A name that runs Python code at a seat: "module.path:Class" or "py-random" (not
-    ``search:...``, the C search bot with its parameters)."""
+    ``search:...``, the C search bot with its parameters), or a bot object (:class:`BotRef`)."""
+    if is_bot_object(name):
+        return True
     if isinstance(name, str) and name.strip().lower().startswith(SEARCH + ":"):
         return False
     return isinstance(name, str) and (name == PY_RANDOM or bool(_PY_SPEC.fullmatch(name)))
@@ -74,7 +141,10 @@ def is_python_bot(name: str) -> bool:
 def resolve_bot(name: str) -> str:
     """The versioned name a bot name plays as: ``"expert"`` -> ``"expert-v4"``. Raises
     ``ValueError`` naming the bot and the known ones when it is unknown. A Python bot's
-    "module.path:Class" is kept as given (it is imported where it plays)."""
+    "module.path:Class" is kept as given (it is imported where it plays); a bot object or class
+    becomes a :class:`BotRef`."""
+    if is_bot_object(name):
+        return name if isinstance(name, BotRef) else BotRef(name)
     if is_python_bot(name):
         return name
     key = name.strip().lower() if isinstance(name, str) else name
@@ -88,11 +158,30 @@ def resolve_bot(name: str) -> str:
     return key
 
 
-def resolve_bots(bots: str | Sequence[str]) -> tuple[str, str, str, str]:
-    """One name (all four seats) or four (seat 0 first) -> the four resolved names."""
-    names = (bots,) * 4 if isinstance(bots, str) else tuple(bots)
+def resolve_bots(bots: Any) -> tuple[str, str, str, str]:
+    """A line-up -> the four resolved names, seat 0 first. One bot (a name, an object or a
+    class) plays all four seats; two are the teams (seats 0/2, then 1/3); four are the seats.
+    A string may list them comma-separated (``"mine:Bot,expert"``)."""
+    if is_bot_object(bots):
+        names: tuple[Any, ...] = (bots,)
+    elif isinstance(bots, str):
+        names = tuple(split_bots(bots)) if "," in bots else (bots,)
+    else:
+        try:
+            names = tuple(bots)
+        except TypeError:
+            raise ValueError(
+                f"bots: a name, a bot object or class, or a list of them, not {bots!r}"
+            ) from None
+    if len(names) == 1:
+        names *= 4
+    elif len(names) == 2:  # team 0 (seats 0, 2), team 1 (seats 1, 3)
+        names = (names[0], names[1], names[0], names[1])
     if len(names) != 4:
-        raise ValueError(f"bots: one name or four (one per seat), got {len(names)}")
+        raise ValueError(
+            f"bots: one bot (every seat), two (team 0 at seats 0/2, team 1 at seats 1/3) or four "
+            f"(one per seat), got {len(names)}"
+        )
     return tuple(resolve_bot(n) for n in names)  # type: ignore[return-value]
 
 

@@ -39,6 +39,8 @@ rules_app = typer.Typer(help="The rule presets and rules files.", no_args_is_hel
 app.add_typer(rules_app, name="rules")
 
 EXIT_USAGE = 2
+#: The metavar of an on/off flag: none (typer would print `<bool>`, as if it took a value)
+FLAG = ""
 _MAX_BATCH = max(MAX_BATCH_SIZE.values())  # the mode's own maximum is checked by RunSpec
 #: More local workers than this is a typo (each is a process holding a batch in memory).
 MAX_WORKERS = 1024
@@ -90,16 +92,18 @@ def parse_count(text: str, what: str = "-n", *, minimum: int = 1, maximum: int =
 
 
 def parse_bots(text: str) -> tuple[str, str, str, str]:
-    """``"expert"`` (all four seats) or ``"expert,basic,expert,basic"`` (seat 0 first)."""
+    """``"expert"`` (all four seats), ``"mine:Bot,expert"`` (the teams: seats 0/2, 1/3) or
+    ``"expert,basic,expert,basic"`` (seat 0 first)."""
     from fastsheng.bots import is_python_bot, split_bots
     from fastsheng.runner import check_bots
 
     # a Python bot's module:Class keeps its case; built-in names are case-insensitive
     names = [b.strip() if is_python_bot(b.strip()) else b.strip().lower() for b in split_bots(text)]
-    if len(names) == 1:
-        names *= 4
-    if len(names) != 4 or not all(names):
-        raise UserError(f"--bots takes one bot name or four (one per seat), not {text!r}")
+    if len(names) not in (1, 2, 4) or not all(names):
+        raise UserError(
+            f"--bots takes one bot name, two (team 0 at seats 0/2, team 1 at seats 1/3) or four "
+            f"(one per seat), not {text!r}"
+        )
     try:
         return check_bots(names)
     except ValueError as exc:
@@ -145,7 +149,11 @@ def _root(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_version_callback, is_eager=True, help="Print the version."
+            "--version",
+            metavar=FLAG,
+            callback=_version_callback,
+            is_eager=True,
+            help="Print the version.",
         ),
     ] = False,
 ) -> None:
@@ -170,7 +178,10 @@ def sim(
     bots: Annotated[
         str | None,
         typer.Option(
-            "--bots", "-b", help="One bot for all seats, or four: expert,basic,expert,basic."
+            "--bots",
+            "-b",
+            help="One bot for all seats, two teams (seats 0/2, 1/3: mine:Bot,expert), or four: "
+            "expert,basic,expert,basic.",
         ),
     ] = None,
     seed: Annotated[
@@ -195,25 +206,29 @@ def sim(
         typer.Option("--level", help="Level of every hand, 2..A or random (hands mode)."),
     ] = None,
     tricks: Annotated[
-        bool, typer.Option("--tricks", help="Also write the per-trick table.")
+        bool, typer.Option("--tricks", metavar=FLAG, help="Also write the per-trick table.")
     ] = False,
     batch_size: Annotated[
         str | None,
         typer.Option(
-            "--batch-size", help="Hands (matches) per batch and part file (default 10000 / 500)."
+            "--batch-size",
+            help="Hands (matches) per batch and part file (default 10000 / 500; 1000 / 50 when a "
+            "seat is a Python bot).",
         ),
     ] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Finish the run in --out.")] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", metavar=FLAG, help="Finish the run in --out.")
+    ] = False,
     scheduler: Annotated[
         str | None, typer.Option("--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT.")
     ] = None,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress and no summary.")
+        bool, typer.Option("--quiet", "-q", metavar=FLAG, help="No progress and no summary.")
     ] = False,
 ) -> None:
     """Play N hands (or matches) with bots and write them to a Parquet dataset."""
     from fastsheng import runner
-    from fastsheng.runner import DEFAULT_BATCH_SIZE, RunSpec
+    from fastsheng.runner import RunSpec
 
     given: dict[str, Any] = {}
     if n is not None:
@@ -270,7 +285,8 @@ def sim(
     spec_kw.setdefault("bots", ("expert",) * 4)
     spec_kw.setdefault("level", "2")
     spec_kw.setdefault("tricks", False)
-    spec_kw.setdefault("batch_size", DEFAULT_BATCH_SIZE[spec_kw["mode"]])
+    if "batch_size" not in spec_kw:  # smaller for Python bots (a rule of the line-up)
+        spec_kw["batch_size"] = runner.default_batch_size(spec_kw["bots"], spec_kw["mode"])
     seed_drawn = "seed" not in spec_kw
     if seed_drawn:
         spec_kw["seed"] = secrets.randbelow(2**32)
@@ -431,14 +447,25 @@ def summary_text(result) -> str:
 
 @rules_app.command("list")
 def rules_list() -> None:
-    """The rule presets, each with the rule document it comes from."""
+    """The rule presets: the rule document each comes from, and what sets it apart."""
     from fastsheng import rules as rules_mod
 
     labels = getattr(rules_mod, "PRESET_LABELS", {})
-    width = max(len(n) for n in rules_mod.list_presets())
-    for name in rules_mod.list_presets():
+    summaries = getattr(rules_mod, "PRESET_SUMMARIES", {})
+    names = rules_mod.list_presets()
+    width = max(len(n) for n in names)
+    lwidth = max(_display_width(labels.get(n, "")) for n in names)
+    for name in names:
         label = labels.get(name, "")
-        typer.echo(f"{name:<{width}}  {label}".rstrip())
+        pad = " " * (lwidth - _display_width(label))
+        typer.echo(f"{name:<{width}}  {label}{pad}  {summaries.get(name, '')}".rstrip())
+
+
+def _display_width(text: str) -> int:
+    """Terminal columns of a text: CJK characters take two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 @rules_app.command("show")
@@ -498,11 +525,13 @@ def replay(
     ] = None,
     batch_size: Annotated[
         str | None,
-        typer.Option("--batch-size", help="Without RUN: the batch size (default 10000)."),
+        typer.Option(
+            "--batch-size", help="Without RUN: the batch size (default: as `sim` picks it)."
+        ),
     ] = None,
 ) -> None:
     """Print one hand move by move, in card notation."""
-    from fastsheng.runner import DEFAULT_BATCH_SIZE, RunSpec
+    from fastsheng.runner import RunSpec, default_batch_size
 
     if run is not None and run.is_file():  # a hand saved by `fastsheng play`
         if any(x is not None for x in (hand, seed, rules, bots, level, batch_size)):
@@ -539,15 +568,16 @@ def replay(
         from fastsheng.rules import get_rules, rules_from_spec
 
         lvl = "2" if level is None else level
+        lineup = parse_bots(bots) if bots else ("expert",) * 4
         spec = RunSpec(
             rules=rules_from_spec(rules) if rules else get_rules("standard"),
-            bots=parse_bots(bots) if bots else ("expert",) * 4,
+            bots=lineup,
             seed=parse_count(seed, "--seed", minimum=0),
             n=hand_id + 1,
             batch_size=(
                 parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH)
                 if batch_size
-                else DEFAULT_BATCH_SIZE["hands"]
+                else default_batch_size(lineup)  # as `fastsheng sim` picks it
             ),
             level=lvl.lower() if lvl.lower() == "random" else lvl.upper(),
         )
@@ -781,9 +811,11 @@ def ladder_cmd(
         str | None, typer.Option("--out", "-o", help="Output folder (an existing one resumes).")
     ] = None,
     markdown: Annotated[
-        bool, typer.Option("--markdown", help="Print the tables in Markdown.")
+        bool, typer.Option("--markdown", metavar=FLAG, help="Print the tables in Markdown.")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", metavar=FLAG, help="No progress.")
+    ] = False,
 ) -> None:
     """Every pair of bots on paired deals (seats swapped): net levels, hands won, ratings."""
     from fastsheng.ladder import ladder_command

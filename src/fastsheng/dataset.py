@@ -336,8 +336,13 @@ def manifest_problem(manifest: Mapping[str, Any]) -> str | None:
                 or not re.fullmatch(r"[0-9a-f]{64}", str(info.get("sha256")))
             ):
                 return f"batch {key}'s {table} part is {_clip(info)}, not rows, bytes and sha256"
-        if not isinstance(entry.get("stats", {}), dict):
-            return f"batch {key}'s stats are {_clip(entry.get('stats'))}, not a table"
+        stats = entry.get("stats", {})
+        if not isinstance(stats, dict):
+            return f"batch {key}'s stats are {_clip(stats)}, not a table"
+        for name, value in stats.items():  # counts, or histograms of counts (runner.summarize)
+            counts = value.values() if isinstance(value, dict) else [value]
+            if not all(_is_int(c) for c in counts):
+                return f"batch {key}'s stats {name!r} is {_clip(value)}, not a count"
     return None
 
 

@@ -731,7 +731,9 @@ def simulate_hands(
     first_hand: bool = False,
 ) -> pa.Table:
     """`n` hands, one row each (``HAND_COLUMNS``); with `tricks`, a dict of the "hands" and
-    "tricks" tables instead."""
+    "tricks" tables instead. `bots`: one bot for every seat, two (the teams: seats 0/2, 1/3)
+    or four (seat 0 first); each a name, or a Python bot object or class (each seat of each
+    batch plays a fresh instance, or a deep copy of the object: fastsheng.bots.BotRef)."""
     out = _simulate("hands", rules, bots, seed, n, level, batch_size, tricks, first_hand)
     return out if tricks else out["hands"]
 

@@ -74,6 +74,7 @@ __all__ = [
     "PRESETS",
     "PRESET_SOURCES",
     "PRESET_LABELS",
+    "PRESET_SUMMARIES",
     "get_rules",
     "list_presets",
     "load_rules",
@@ -426,6 +427,21 @@ PRESET_LABELS: dict[str, str] = {
     "yingchun": "004 迎春喜",
     "jifen": "004 积分编排制",
     "duiju": "004 对局",
+}
+
+#: What sets each preset apart, in one line (the table of docs/rules.md §8; `rules list`).
+PRESET_SUMMARIES: dict[str, str] = {
+    "standard": "pair over single, once; hand 1 pairs over pairs S>H>C>D; reinforcing is final; kitty card 1; plus-two, throw kitty ≥3; standard table; 10 per card; must-play J, A; partner may not trump after the dealer side's failed throw",
+    "super": "strict ladder BJ>SJ>S>H>C>D; reinforcing raises; 炒底; stake ×2 per overcall; kitty card 3; linear; super table; throws followed by suit only; half-stake penalty",
+    "classic": "jokers over pairs; after reinforcing only joker pairs; hand-1 dealer = first declarer; no declaration → NT; linear; 20 flat penalty; throws followed by suit only",
+    "twenty": "strict ladder S>H>D>C; 炒底 only if declared; kitty card 1; powers; twenty table; 2→10, must-play 10; tie → dealer side",
+    "renda": "first pair wins, no joker pairs; limited level chain; card 3 skipping jokers; powers, throw 4 if pair else 2; defenders ≤ +5; no penalty",
+    "tournament": "pair over single, joker pair only over a pair overcall; first declarer deals; no declaration → NT; `cards` kitty; 9→K",
+    "jokerbid": "calls need a joker; ordered D<C<H<S<SJ pair<BJ pair; random kitty card",
+    "huayun": "jokers over pairs over singles; random first dealer; flip kitty for a level card; powers; 5 per card; must-play 10",
+    "yingchun": "pair over single, joker pair over pair; single joker → NT in hand 1; kitty card 1; powers; 10 per card; tie → dealer side",
+    "jifen": "pair over single; joker pair only after a pair overcall; BJ over SJ pair only in hand 1; plus-two; tie → draw",
+    "duiju": "strict ladder; no overcalls in hand 1; calls close with the deal; +1 level per overcall; kitty card 3; trump-first void fill; must-play A; tie → draw",
 }
 
 _USUAL: dict[str, Any] = {

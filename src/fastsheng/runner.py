@@ -69,6 +69,8 @@ __all__ = [
     "RunSpec",
     "MODES",
     "DEFAULT_BATCH_SIZE",
+    "PYTHON_BATCH_SIZE",
+    "default_batch_size",
     "default_batch_fn",
     "execute_batch",
     "run",
@@ -81,6 +83,10 @@ LEVELS = (*RANKS, "random")
 #: Default batch size per mode (hands per batch, matches per batch): part of a run's identity,
 #: so it never depends on the machine or the number of workers.
 DEFAULT_BATCH_SIZE = {"hands": 10_000, "matches": 500}
+#: The default when a seat runs Python code (about 700 hands/s against 50,000 for the C bots):
+#: smaller batches, so that a run of 1e4 hands still spreads over every worker. Chosen from the
+#: line-up alone, never from timing, since the batch size is part of the run's identity.
+PYTHON_BATCH_SIZE = {"hands": 1_000, "matches": 50}
 BatchFn = Callable[..., Mapping[str, pa.Table]]
 EventFn = Callable[[str, Mapping[str, Any]], None]
 
@@ -141,6 +147,16 @@ def default_batch_fn() -> BatchFn:
     return play_batch
 
 
+def default_batch_size(bots: Any, mode: str = "hands") -> int:
+    """The batch size a run of this line-up gets when none is given: DEFAULT_BATCH_SIZE, or
+    PYTHON_BATCH_SIZE when any seat is a Python bot (``module:Class``, ``py-random``, an
+    object)."""
+    from fastsheng.bots import is_python_bot
+
+    python = any(is_python_bot(b) for b in resolve_bots(bots))
+    return (PYTHON_BATCH_SIZE if python else DEFAULT_BATCH_SIZE)[mode]
+
+
 def known_bots() -> tuple[str, ...]:
     """The bot names a user may give (fastsheng.bots.BOTS)."""
     from fastsheng.bots import BOTS
@@ -148,15 +164,13 @@ def known_bots() -> tuple[str, ...]:
     return tuple(BOTS)
 
 
-def check_bots(bots: Iterable[str]) -> tuple[str, str, str, str]:
+def check_bots(bots: Any) -> tuple[str, str, str, str]:
     """The one place a bot line-up is validated (the CLI, RunSpec and compare all call it):
-    four names, each a known bot, returned as the versions they play (fastsheng.bots.resolve_bot:
-    ``expert`` -> ``expert-v1``). ValueError naming the bad one."""
-    names = tuple(bots)
-    if len(names) != 4:
-        raise ValueError(f"need 4 bots (one per seat), got {len(names)}")
+    one bot, two (the teams: seats 0/2, 1/3) or four, each a known name or a bot object or
+    class, returned as the four versions they play (fastsheng.bots.resolve_bots: ``expert`` ->
+    ``expert-v4``). ValueError naming the bad one."""
     # the versioned names are what the data depends on (run.json records them)
-    resolved = resolve_bots(names)
+    resolved = resolve_bots(bots)
     check_python_bots(resolved)
     return resolved
 
@@ -164,7 +178,7 @@ def check_bots(bots: Iterable[str]) -> tuple[str, str, str, str]:
 def check_python_bots(names: Iterable[str]) -> None:
     """Import every Python bot (module.path:Class) now, so a typo fails before any work; the
     current folder is importable (the workers inherit sys.path), as for `python -m`."""
-    from fastsheng.bots import PY_RANDOM, is_python_bot
+    from fastsheng.bots import PY_RANDOM, BotRef, is_python_bot
 
     todo = [n for n in names if is_python_bot(n) and n != PY_RANDOM]
     if not todo:
@@ -173,8 +187,23 @@ def check_python_bots(names: Iterable[str]) -> None:
         sys.path.insert(0, os.getcwd())
     from fastsheng.agents import load_bot
 
-    for name in dict.fromkeys(todo):
-        load_bot(name)
+    for name in todo:  # (bot objects of one class share a name: check each)
+        name.make() if isinstance(name, BotRef) else load_bot(name)
+
+
+def check_portable(bots: Iterable[str], *, dask: bool = False) -> None:
+    """ValueError in one line when a bot object cannot reach a worker process (it does not
+    pickle, or its class lives in an interactive session, which a spawned worker cannot import;
+    Dask pickles such classes by value): workers=0 plays it in process."""
+    from fastsheng.bots import BotRef
+
+    for name in bots:
+        problem = name.worker_problem(dask=dask) if isinstance(name, BotRef) else None
+        if problem:
+            raise ValueError(
+                f"bot {name} cannot be sent to worker processes: {problem}; run it in this "
+                "process (workers=0, --workers 0) or put it in a module and name it module:Class"
+            )
 
 
 # --------------------------------------------------------------------------------------------
@@ -566,6 +595,8 @@ def run(
             "cannot write there (use workers=0, or a folder)"
         )
     batch_fn = batch_fn or default_batch_fn()
+    if scheduler is not None or workers != 0:
+        check_portable(spec.bots, dask=scheduler is not None)
     client, owned = (None, False)
     if scheduler is not None:
         # connect before touching the folder: an unreachable scheduler changes nothing

@@ -8,11 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from fastsheng.report.compare import compute_compare
+from fastsheng.report.compare import compute_compare, team_view
 from fastsheng.report.model import Report
-from fastsheng.report.render import print_headline, write_report
+from fastsheng.report.render import print_headline, print_table, write_report
 from fastsheng.report.runs import Run, load_run
 from fastsheng.report.single import compute_report
+from fastsheng.runner import default_batch_size
 
 __all__ = ["report_command", "compare_command", "simulate_run"]
 
@@ -48,7 +49,7 @@ def compare_command(
     runs: Sequence[str | os.PathLike[str]] = (),
     *,
     rules: Sequence[str] = (),
-    bots: Sequence[str] = (),
+    bots: Sequence[Any] = (),
     n: int = 20_000,
     seed: int = 0,
     batch_size: int | None = None,
@@ -67,6 +68,7 @@ def compare_command(
     compare. Writes ``OUT/index.html`` + CSVs (default ``OUT``: ``compare-<a>-vs-<b>``).
     ``notice`` is shown on every output."""
     runs = [str(r) for r in runs]
+    teams: list[tuple[str, Path, Path]] = []
     if runs:
         if len(runs) != 2 or rules or bots:
             raise ValueError("give exactly two run folders, or two --rules / two --bots")
@@ -93,31 +95,50 @@ def compare_command(
             )
         if labels[0] == labels[1]:
             labels = [f"{labels[0]}-A", f"{labels[1]}-B"]
-        where = Path(out) if out else Path(f"compare-{_safe(labels[0])}-vs-{_safe(labels[1])}")
+        folders = [_folder_name(lab) for lab in labels]
+        where = Path(out) if out else Path(f"compare-{folders[0]}-vs-{folders[1]}")
+        if batch_size is None:  # one batch size for both, or the deals would differ
+            batch_size = min(default_batch_size(_bots_tuple(bt), mode) for _, bt in variants)
+        common = dict(
+            n=n,
+            seed=seed,
+            batch_size=batch_size,
+            mode=mode,
+            level=level,
+            workers=workers,
+            batch_fn=batch_fn,
+            quiet=quiet,
+        )
         paths = []
-        for (rl, bt), lab in zip(variants, labels, strict=True):
-            p = where / "runs" / _safe(lab)
-            simulate_run(
-                p,
-                rules=rl,
-                bots=bt,
-                n=n,
-                seed=seed,
-                batch_size=batch_size,
-                mode=mode,
-                level=level,
-                workers=workers,
-                batch_fn=batch_fn,
-            )
+        for (rl, bt), lab, folder in zip(variants, labels, folders, strict=True):
+            p = where / "runs" / folder
+            simulate_run(p, rules=rl, bots=bt, **common)
             paths.append(p)
+            lineup = _bots_tuple(bt)
+            if mode == "hands" and lineup[0] != lineup[1] and lineup[:2] == lineup[2:]:
+                # two teams: the same deals with the seats swapped give the ladder's view
+                swapped = where / "runs" / f"{folder}-seats-swapped"
+                simulate_run(swapped, rules=rl, bots=(lineup[1], lineup[0]), **common)
+                teams.append((lab, p, swapped))
         run_a, run_b = load_run(paths[0]), load_run(paths[1])
         la, lb = labels
     rep = compute_compare(run_a, run_b, label_a=la, label_b=lb, notice=notice)
+    if teams:
+        rep.tables.insert(1, team_view([(lab, load_run(a), load_run(b)) for lab, a, b in teams]))
     index = write_report(rep, where)
     if not quiet:
         print_headline(rep, console)
+        if teams:
+            print_table(rep.table("teams"), console)
         _say(console, f"wrote {index} and {len(rep.tables)} CSV tables")
     return rep
+
+
+def _folder_name(label: str) -> str:
+    """A label as a folder name: a rules file by its stem (``x.toml`` -> ``x``)."""
+    if label.lower().endswith(".toml"):
+        label = Path(label).stem
+    return _safe(label)
 
 
 def _short_label(a: Run, b: Run) -> tuple[str, str]:
@@ -134,23 +155,16 @@ def _safe(s: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in s)
 
 
-def _bots_tuple(b: str | None) -> tuple[str, str, str, str]:
-    """A line-up (1 name, 2 = team 0, team 1, or 4) as the four versioned names it plays."""
-    from fastsheng.bots import split_bots
+def _bots_tuple(b: Any) -> tuple[str, str, str, str]:
+    """A line-up (1 bot, 2 = team 0, team 1, or 4; names, a comma-separated string, or bot
+    objects) as the four versioned names it plays."""
     from fastsheng.runner import check_bots
 
-    if b is None:
-        return check_bots(("expert",) * 4)
-    parts = [p.strip() for p in split_bots(b) if p.strip()]
-    if len(parts) == 2:  # team 0 (seats 0, 2), team 1 (seats 1, 3)
-        parts = [parts[0], parts[1], parts[0], parts[1]]
-    if len(parts) not in (1, 4):
-        raise ValueError(f"bots: give 1, 2 (team 0, team 1) or 4 names, got {b!r}")
-    return check_bots(parts * 4 if len(parts) == 1 else parts)
+    return check_bots(("expert",) if b is None else b)
 
 
-def _lineup_label(b: str | None) -> str:
-    """``expert`` -> ``expert-v1``; ``expert,basic`` -> ``expert-v1,basic-v1``: the label of a
+def _lineup_label(b: Any) -> str:
+    """``expert`` -> ``expert-v4``; ``expert,basic`` -> ``expert-v4,basic-v1``: the label of a
     line-up names the versions that played."""
     names = _bots_tuple(b)
     if len(set(names)) == 1:
@@ -164,7 +178,7 @@ def simulate_run(
     out: str | os.PathLike[str],
     *,
     rules: str,
-    bots: str | None,
+    bots: Any,
     n: int,
     seed: int,
     batch_size: int | None = None,
@@ -172,22 +186,36 @@ def simulate_run(
     level: str = "2",
     workers: int | None = None,
     batch_fn: Any = None,
+    quiet: bool = True,
 ) -> Path:
     """Simulate one run into ``out`` with :func:`fastsheng.runner.run` (reusing a finished run
-    with the same configuration)."""
+    with the same configuration), with a progress bar on a terminal unless ``quiet``."""
+    from fastsheng import progress
+    from fastsheng.dataset import DatasetError
     from fastsheng.rules import rules_from_spec
-    from fastsheng.runner import DEFAULT_BATCH_SIZE, RunSpec, run
+    from fastsheng.runner import RunSpec, default_batch_size, run
 
     spec = RunSpec(
         rules=rules_from_spec(rules),
         bots=_bots_tuple(bots),
         seed=seed,
         n=n,
-        batch_size=batch_size or DEFAULT_BATCH_SIZE[mode],
+        batch_size=batch_size or default_batch_size(_bots_tuple(bots), mode),
         mode=mode,
         level=level,
     )
     p = Path(out)
     resume = (p / "run.json").is_file()
-    run(spec, str(p), workers=workers, resume=resume, batch_fn=batch_fn)
+    reporter = progress.make_reporter(quiet=quiet)
+    try:
+        run(spec, str(p), workers=workers, resume=resume, batch_fn=batch_fn, on_event=reporter)
+    except DatasetError as exc:
+        if "disagrees" not in str(exc):
+            raise
+        raise DatasetError(
+            f"{exc}; that folder holds a compare with other options: give --out NEW for this one "
+            "(or delete the folder)"
+        ) from None
+    finally:
+        reporter.close()
     return p

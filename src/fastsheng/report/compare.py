@@ -20,7 +20,7 @@ from fastsheng.report.runs import Run
 from fastsheng.report.sections import outcome_key
 from fastsheng.report.single import compute_report, mode_conventions
 
-__all__ = ["compute_compare", "deal_check", "PAIRED", "pairing_text"]
+__all__ = ["compute_compare", "deal_check", "PAIRED", "pairing_text", "team_view"]
 
 # compared hand by hand, in this order (each must be a pairable metric)
 PAIRED = (
@@ -129,7 +129,7 @@ def _headline(ha, hb, la, lb, pairing: str, cluster: str | None) -> Table:
         "smallest true difference this n detects with 80% power at the 5% level, "
         "(1.96 + 0.84) sd_diff / sqrt(n), n/a when no pair differs; std_diff: diff in standard "
         "deviations of the per-hand values. Shares are differences of proportions in percentage "
-        "points. Multiple comparisons: " + plots.MULTIPLE_COMPARISONS.format(k=k, expected=k / 20)
+        "points. Multiple comparisons: " + plots.multiple_comparisons(k)
     )
     show = (
         "metric",
@@ -291,7 +291,7 @@ def _figures(diffs: pd.DataFrame, ha, hb, la: str, lb: str) -> list[Figure]:
             "paired_diffs",
             "Paired differences (standardized)",
             plots.png(plots.forest_figure(diffs, "A - B, paired (95% CI)")),
-            note=plots.MULTIPLE_COMPARISONS.format(k=len(diffs), expected=len(diffs) / 20),
+            note=plots.multiple_comparisons(len(diffs)),
             section="headline",
         )
     ]
@@ -307,6 +307,53 @@ def _figures(diffs: pd.DataFrame, ha, hb, la: str, lb: str) -> list[Figure]:
             )
         )
     return out
+
+
+TEAM_NOTE = (
+    "The team view of a line-up of two teams X (seats 0/2) and Y (seats 1/3), as fastsheng "
+    "ladder measures it: the same deals are played again with the seats swapped (Y at 0/2, in "
+    "runs/<line-up>-seats-swapped), and per deal X's net levels (levels X's team gains minus "
+    "levels Y's team gains) are averaged over the two seatings, so the luck of the cards and the "
+    "seat cancel; won: the share of hands X's team wins (goes up as the dealer side, or takes "
+    "the deal). Student t 95% intervals over deals, the deal being the unit."
+)
+
+
+def team_view(teams: list[tuple[str, Run, Run]]) -> Table:
+    """Per line-up of two teams (label, its run, the seat-swapped run of the same deals): X's
+    net levels per hand and share of hands won against Y, by fastsheng.ladder's pair rows."""
+    from fastsheng.ladder import pair_outcome, pair_row
+
+    rows = []
+    for label, run, swapped in teams:
+        x, y = run.manifest["bots"][:2]
+        r = pair_row(pair_outcome(x, y, run.hands, swapped.hands))
+        rows.append(
+            {
+                "line-up": label,
+                "X vs Y": f"{x} vs {y}",
+                **{k: r[k] for k in ("deals", "net", "net_lo", "net_hi")},
+                **{k: r[k] for k in ("won", "won_lo", "won_hi", "warning")},
+            }
+        )
+    return Table(
+        "teams",
+        "Team view: X's team against Y's, seats swapped on the same deals",
+        pd.DataFrame(rows),
+        TEAM_NOTE,
+        percent=("won",),
+        console=(
+            "X vs Y",
+            "deals",
+            "net",
+            "net_lo",
+            "net_hi",
+            "won",
+            "won_lo",
+            "won_hi",
+            "warning",
+        ),
+    )
 
 
 def compute_compare(

@@ -18,15 +18,22 @@ __all__ = [
     "bars_figure",
     "forest_figure",
     "MULTIPLE_COMPARISONS",
+    "multiple_comparisons",
 ]
 
 BIN = 5  # points are multiples of 5: one bin per possible total
 
 MULTIPLE_COMPARISONS = (
-    "{k} intervals at 95% each: about {expected:.1f} of them exclude 0 by chance when nothing "
+    "{k} intervals at 95% each: about {expected:.2f} of them exclude 0 by chance when nothing "
     "differs; for one pre-chosen metric read its own interval, for any of them use p < 0.05/{k} "
     "(Bonferroni)"
 )
+
+
+def multiple_comparisons(k: int) -> str:
+    """The caveat for k intervals, one text for the page and its plot (k / 20 has at most two
+    decimals, so it is shown exactly: 17 intervals are 0.85, not 0.8 here and 0.9 there)."""
+    return MULTIPLE_COMPARISONS.format(k=k, expected=k / 20)
 
 
 def _figure(width: float = 7.0, height: float = 3.6):
@@ -109,7 +116,7 @@ def forest_figure(df: pd.DataFrame, title: str):
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_xlabel("A - B in standard deviations of the per-hand values (95% paired t interval)")
     k = len(df)
-    caveat = textwrap.fill(MULTIPLE_COMPARISONS.format(k=k, expected=0.05 * k), 90)
+    caveat = textwrap.fill(multiple_comparisons(k), 90)
     ax.set_title(f"{title}\n{caveat}", fontsize=8)
     if sig.any():
         ax.legend(fontsize=8, loc="lower right")

@@ -19,7 +19,14 @@ import pandas as pd
 from fastsheng.numfmt import decimals_for, fmt_fixed, fmt_interval, fmt_p
 from fastsheng.report.model import Figure, Report, Table
 
-__all__ = ["display_frame", "render_html", "write_report", "print_headline", "fmt_value"]
+__all__ = [
+    "display_frame",
+    "render_html",
+    "write_report",
+    "print_headline",
+    "print_table",
+    "fmt_value",
+]
 
 # columns shown as percentages in rows whose unit is "share"
 _SHARE_COLUMNS = ("estimate", "diff", "mean_a", "mean_b", "mde")
@@ -189,21 +196,33 @@ def write_report(rep: Report, out: str | os.PathLike[str]) -> Path:
     return index
 
 
-def print_headline(rep: Report, console: Any = None) -> None:
+def _console(console: Any) -> Any:
     from rich.console import Console
-    from rich.table import Table as RichTable
 
     if console is None:
         console = Console()
         if not console.is_terminal:
             console = Console(width=140)
+    return console
+
+
+def print_headline(rep: Report, console: Any = None) -> None:
+    console = _console(console)
     if rep.notice:
         console.print(f"notice: {rep.notice}", style="bold yellow", markup=False)
-    t = rep.table(rep.headline)
+    print_table(rep.table(rep.headline), console, title=rep.title, caption=rep.subtitle)
+
+
+def print_table(t: Table, console: Any = None, *, title: str = "", caption: str = "") -> None:
+    """One table on the console (its ``console`` columns), titled by its own title if none."""
+    from rich.table import Table as RichTable
+
+    console = _console(console)
     shown = display_frame(t, t.console)
-    rt = RichTable(title=rep.title, caption=rep.subtitle, show_lines=False)
+    rt = RichTable(title=title or t.title, caption=caption or None, show_lines=False)
     for c in shown.columns:
-        rt.add_column(str(c), justify="left" if c in ("metric", "unit", "kind") else "right")
+        left = c in ("metric", "unit", "kind", "line-up", "team", "X vs Y")
+        rt.add_column(str(c), justify="left" if left else "right")
     for _, row in shown.iterrows():
         rt.add_row(*[str(v) for v in row])
     console.print(rt)

@@ -507,6 +507,67 @@ def realism(ctx: Context) -> list[Table]:
     return [t] if t else []
 
 
+_TEAMS_NOTE = (
+    "The line-up's two teams: team 0 = seats 0/2, team 1 = seats 1/3. A team wins a hand when it "
+    "goes up as the dealer side or takes the deal as defenders; net levels = levels it gains "
+    "minus levels the other team gains (level-table value; a take-over without levels is 0), as "
+    "fastsheng ladder counts them. One seating only: the deals and the dealer are random, so "
+    "this is unbiased, but the luck of the cards does not cancel as in `fastsheng compare "
+    "--bots X,Y`'s seat-swapped team view. Wilson 95% for shares, Student t for means. "
+)
+
+
+def teams(ctx: Context) -> list[Table]:
+    """A per-team split when the two teams are different bots (``expert,basic,expert,basic``)."""
+    from fastsheng.ladder import seating_outcome
+
+    bots = list(ctx.manifest.get("bots") or [])
+    h = ctx.hands
+    if len(bots) != 4 or sorted(bots[0::2]) == sorted(bots[1::2]) or not ctx.n:
+        return []
+    if not ctx.has("dealer", "winner", "level_change", "defenders_total"):
+        return []
+    net0, won0 = seating_outcome(
+        h[["dealer", "winner", "level_change"]].rename(columns={"level_change": "levels"})
+    )
+    team0_deals = h["dealer"].to_numpy(np.int64) % 2 == 0
+    dealer_won = h["winner"].astype(str).to_numpy() == "dealer"
+    clusters = h[ctx.cluster].to_numpy() if ctx.cluster else None
+    total = h["defenders_total"].to_numpy(float)
+    rows = []
+    for team in (0, 1):
+        name = ",".join(dict.fromkeys(bots[team::2]))
+        sign = 1 if team == 0 else -1
+        deals = team0_deals if team == 0 else ~team0_deals
+
+        def row(question: str, kind: str, x, among=None, *, _name=name, _team=team) -> dict:
+            keep = np.ones(len(x), bool) if among is None else among
+            c = clusters[keep] if clusters is not None else None
+            e = interval(kind, np.asarray(x, float)[keep], clusters=c)
+            unit = "share" if kind == "proportion" else "mean"
+            return {
+                "team": f"team {_team} ({_name})",
+                "question": question,
+                "unit": unit,
+                "estimate": e.estimate,
+                "estimate_lo": e.lo,
+                "estimate_hi": e.hi,
+                "n": e.n,
+                "warning": e.warning,
+            }
+
+        rows += [
+            row("hands the team wins", "proportion", won0 if team == 0 else ~won0),
+            row("net levels per hand (+ this team)", "mean", sign * net0),
+            row("hands it deals", "proportion", deals),
+            row("dealer side wins, when it deals", "proportion", dealer_won, deals),
+            row("defenders' total, when it defends", "mean", total, ~deals),
+        ]
+    show = ("team", "question", "estimate", "estimate_lo", "estimate_hi", "n", "warning")
+    note = _TEAMS_NOTE + ("Intervals cluster-robust by match." if ctx.cluster else "")
+    return [Table("teams", "The two teams", pd.DataFrame(rows), note, show=show)]
+
+
 def matches(ctx: Context) -> list[Table | Figure]:
     from fastsheng.report.matches import match_section
 
@@ -515,6 +576,7 @@ def matches(ctx: Context) -> list[Table | Figure]:
 
 REPORT_SECTIONS: tuple[Section, ...] = (
     headline,
+    teams,
     points,
     level_change,
     dealer_win,
