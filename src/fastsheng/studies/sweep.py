@@ -253,6 +253,7 @@ def sweep(
         t = tables[primary.key]
         precision_row["achieved"] = float(t["half_width"].max())
     rep = _report(
+        where,
         base,
         vs,
         runs,
@@ -358,6 +359,7 @@ _CONSOLE = ("variant", "mean_variant", "diff", "diff_lo", "diff_hi", "p_holm")
 
 
 def _report(
+    where,
     base, vs, runs, tables, primary, conf, controls, check, precision_row, deal_share, figures
 ) -> Report:
     k = len(vs)
@@ -422,7 +424,7 @@ def _report(
                 percent=("variance_reduction",),
             )
         )
-    rep.tables.append(_variants_table(base, vs, runs, deal_share))
+    rep.tables.append(_variants_table(base, vs, runs, deal_share, where))
     if precision_row is not None:
         rep.tables.append(
             Table(
@@ -441,7 +443,7 @@ def _report(
     return rep
 
 
-def _variants_table(base, vs, runs, deal_share) -> Table:
+def _variants_table(base, vs, runs, deal_share, where: Path) -> Table:
     rows = []
     for i, (v, r) in enumerate(zip([base, *vs], runs, strict=True)):
         rows.append(
@@ -451,7 +453,7 @@ def _variants_table(base, vs, runs, deal_share) -> Table:
                 "rules": r.manifest.get("rules_name"),
                 "bots": ",".join(r.manifest.get("bots", [])),
                 "n": len(r.hands),
-                "folder": r.path,
+                "folder": os.path.relpath(r.path, where),
                 "same_deals": 1.0 if i == 0 else deal_share[i - 1],
             }
         )
