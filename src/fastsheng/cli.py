@@ -717,6 +717,15 @@ def compare_cmd(
         int | None, typer.Option("--workers", "-w", help="Local worker processes.")
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder.")] = None,
+    precision: Annotated[
+        str | None, typer.Option("--precision", help="Target half-width (dealer_won): picks n.")
+    ] = None,
+    check_bots: Annotated[
+        str | None, typer.Option("--check-bots", help="Replay both --rules with this line-up.")
+    ] = None,
+    check_n: Annotated[
+        str | None, typer.Option("--check-n", help="Deals replayed by --check-bots (10000).")
+    ] = None,
 ) -> None:
     """Paired comparison of two variants over the same deals (common random numbers)."""
     from fastsheng.report import compare_command
@@ -739,6 +748,9 @@ def compare_cmd(
             level=level,
             workers=workers,
             out=out,
+            precision=parse_precision(precision),
+            check_bots=check_bots,
+            check_n=parse_count(check_n, "--check-n", minimum=2) if check_n else None,
         )
     except RunInterrupted as exc:
         typer.echo(

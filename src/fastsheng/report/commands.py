@@ -60,13 +60,20 @@ def compare_command(
     console: Any = None,
     batch_fn: Any = None,
     notice: str | None = None,
+    precision: float | None = None,
+    check_bots: str | None = None,
+    check_n: int | None = None,
 ) -> Report:
     """``fastsheng compare``: either two existing runs (``runs=[A, B]``), or simulate two variants
     that differ in rules (``rules=[a, b]``) or bots (``bots=[a, b]``) over the same deals
     (same seed, n and batch size: common random numbers) into ``OUT/a`` and ``OUT/b``, then
     compare. Writes ``OUT/index.html`` + CSVs (default ``OUT``: ``compare-<a>-vs-<b>``).
-    ``notice`` is shown on every output."""
+    ``notice`` is shown on every output. ``precision``, ``check_bots``, ``check_n``:
+    :class:`fastsheng.studies.compare_options.CompareOptions`."""
+    from fastsheng.studies.compare_options import CompareOptions
+
     runs = [str(r) for r in runs]
+    opts = CompareOptions(precision, check_bots, check_n, runs=bool(runs), rules=rules)
     if runs:
         if len(runs) != 2 or rules or bots:
             raise ValueError("give exactly two run folders, or two --rules / two --bots")
@@ -94,6 +101,8 @@ def compare_command(
         if labels[0] == labels[1]:
             labels = [f"{labels[0]}-A", f"{labels[1]}-B"]
         where = Path(out) if out else Path(f"compare-{_safe(labels[0])}-vs-{_safe(labels[1])}")
+        n = opts.plan_n(variants, labels, n, where, seed=seed, batch_size=batch_size, mode=mode,
+                        level=level, workers=workers, batch_fn=batch_fn)  # fmt: skip
         paths = []
         for (rl, bt), lab in zip(variants, labels, strict=True):
             p = where / "runs" / _safe(lab)
@@ -113,9 +122,13 @@ def compare_command(
         run_a, run_b = load_run(paths[0]), load_run(paths[1])
         la, lb = labels
     rep = compute_compare(run_a, run_b, label_a=la, label_b=lb, notice=notice)
+    lines = opts.finish(rep, run_a, run_b)
     index = write_report(rep, where)
+    opts.mark(index)
     if not quiet:
         print_headline(rep, console)
+        for line in lines:
+            _say(console, line)
         _say(console, f"wrote {index} and {len(rep.tables)} CSV tables")
     return rep
 

@@ -267,7 +267,7 @@ def sweep(
         figures,
     )
     index = write_report(rep, where)
-    _mark_flips(index)
+    mark_flips(index)
     if not quiet:
         print_headline(rep, console)
         for line in flip_lines(rep, check):
@@ -321,7 +321,7 @@ def flip_lines(rep: Report, check: Check | None) -> list[str]:
 _FLIP_CELL = re.compile(r"<td>flips sign</td>")
 
 
-def _mark_flips(index: Path) -> None:
+def mark_flips(index: Path) -> None:
     """A flip is shown in red on the page."""
     text = index.read_text(encoding="utf-8")
     marked = _FLIP_CELL.sub(
@@ -360,7 +360,17 @@ _CONSOLE = ("variant", "mean_variant", "diff", "diff_lo", "diff_hi", "p_holm")
 
 def _report(
     where,
-    base, vs, runs, tables, primary, conf, controls, check, precision_row, deal_share, figures
+    base,
+    vs,
+    runs,
+    tables,
+    primary,
+    conf,
+    controls,
+    check,
+    precision_row,
+    deal_share,
+    figures,
 ) -> Report:
     k = len(vs)
     m0 = runs[0].manifest
