@@ -369,16 +369,25 @@ def test_an_interrupted_sweep_resumes_to_the_same_bytes(tmp_path):
 
 def test_sweep_with_precision_and_controls(tmp_path):
     rep = sweep(
-        "standard", set=["kitty_multiplier=cards"], metrics=["defenders_total"], precision=0.5,
-        n=40_000, seed=3, out=tmp_path / "p", workers=0, figures=False,
+        "standard", set=["kitty_multiplier=cards"], metrics=["signed_change", "defenders_total"],
+        precision=0.004, n=40_000, seed=3, out=tmp_path / "p", workers=0, figures=False,
     )  # fmt: skip
-    t = rep.table("metric_defenders_total").df
+    t = rep.table("metric_signed_change").df
     p = rep.table("precision").df.iloc[0]
-    assert 2000 <= p["n"] <= 40_000 and t["n"].iloc[0] == p["n"]
-    assert t["half_width"].iloc[0] <= 0.5 and p["achieved"] == t["half_width"].max()
+    assert 2000 < p["n"] <= 40_000 and t["n"].iloc[0] == p["n"]
+    assert t["half_width"].iloc[0] <= 0.004 and p["achieved"] == t["half_width"].max()
+    # control variates where they are on by default: this paired effect, each run's mean
+    pts = rep.table("metric_defenders_total").df
     assert "control variates" in t["interval"].iloc[0]
+    assert "control variates" not in pts["interval"].iloc[0]
+    assert "control variates" in pts["mean_interval"].iloc[0]
     assert any("pilot run of 2,000 hands" in c for c in rep.conventions)
     assert (tmp_path / "p" / "pilot" / "baseline=standard" / "run.json").is_file()
+    off = sweep("standard", set=["kitty_multiplier=cards"], metrics=["signed_change"],
+                n=p["n"], seed=3, out=tmp_path / "p", workers=0, figures=False, controls=False)
+    o = off.table("metric_signed_change").df  # the same runs, read again
+    assert "control variates" not in o["interval"].iloc[0]
+    assert o["diff"].iloc[0] == pytest.approx(t["diff"].iloc[0], abs=3 * t["se"].iloc[0])
 
 
 @pytest.mark.slow

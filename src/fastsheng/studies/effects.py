@@ -107,10 +107,13 @@ def effect_table(
     variants: Sequence[tuple[Any, pd.DataFrame]],
     x: np.ndarray | None = None,
     check: Check | None = None,
+    single_x: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """One row per variant: the paired effect of metric ``m`` (variant - baseline) with its
     Bonferroni simultaneous interval over the variants; ``x``: the centred covariates of the
-    deals (control variates) or None. ``variants``: ``(Variant, canonical hands)`` pairs."""
+    deals for the paired effect (control variates) or None; ``single_x``: the same for each
+    run's own mean (its 95% interval, ``mean_variant_lo/hi``). ``variants``: ``(Variant,
+    canonical hands)`` pairs."""
     k = len(variants)
     conf = simultaneous_conf(k)
     xb = values(m, base)
@@ -119,6 +122,7 @@ def effect_table(
         xv = values(m, h)
         d = xv - xb
         e = mean_ci(d, x, conf)
+        own = mean_ci(xv, single_x, 0.95)
         pooled = math.sqrt((xb.var(ddof=1) + xv.var(ddof=1)) / 2) if d.size > 1 else math.nan
         s = pooled if pooled > 0 else math.nan
         row = {
@@ -128,7 +132,10 @@ def effect_table(
             "unit": m.unit,
             "n": e.n,
             "mean_baseline": float(xb.mean()),
-            "mean_variant": float(xv.mean()),
+            "mean_variant": own.estimate,
+            "mean_variant_lo": own.lo,
+            "mean_variant_hi": own.hi,
+            "mean_interval": own.method,
             "diff": e.estimate,
             "diff_lo": e.lo,
             "diff_hi": e.hi,

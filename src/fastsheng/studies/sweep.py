@@ -8,12 +8,14 @@ finished variant again. Local workers or a Dask scheduler, as ``sim``.
 
 Options on top: ``precision`` (:mod:`~fastsheng.studies.precision`: a pilot in ``OUT/pilot/``
 fixes n), ``check_bots`` (:mod:`~fastsheng.studies.robustness`: replays in ``OUT/check/``),
-control variates (:mod:`~fastsheng.studies.controls`, on by default in hands mode).
+control variates (:mod:`~fastsheng.studies.controls`; by default in hands mode where they
+measurably help, see ``SINGLE_DEFAULT`` / ``PAIRED_DEFAULT``).
 The page: ``OUT/index.html`` and one CSV per table (``metric_<key>.csv``: one row per variant).
 """
 
 from __future__ import annotations
 
+import numbers
 import os
 import re
 import time
@@ -33,8 +35,11 @@ from fastsheng.report.single import mode_conventions
 from fastsheng.studies import figures as figs
 from fastsheng.studies.controls import (
     CONTROLS_NAME,
+    PAIRED_DEFAULT,
+    SINGLE_DEFAULT,
     adjusted_values,
     centred,
+    controlled,
     covariates,
     has_covariates,
 )
@@ -151,8 +156,13 @@ def _canonical(runs: Sequence[Run]) -> list[pd.DataFrame]:
     return [canonical_hands(r.hands, r.rules) for r in runs]
 
 
-def _controls_x(raw: pd.DataFrame, on: bool) -> np.ndarray | None:
-    return centred(covariates(raw)) if on and has_covariates(raw) else None
+def _controls_x(raw: pd.DataFrame, on: bool | None) -> np.ndarray | None:
+    """The centred covariates of the deals, unless control variates are off or impossible."""
+    return centred(covariates(raw)) if on is not False and has_covariates(raw) else None
+
+
+def _x_for(x, key: str, controls: bool | None, paired: bool):
+    return x if x is not None and controlled(key, controls, paired) else None
 
 
 def sweep(
@@ -196,8 +206,8 @@ def sweep(
     base, vs = build_variants(baseline, sets=set, grid=grid, rules=variants, bots=bots, force=force)
     ms = pick_metrics(metrics)
     primary = ms[0]
-    if controls is None:
-        controls = mode == "hands"
+    if mode != "hands" and controls is None:
+        controls = False
     elif controls and mode != "hands":
         raise SweepError(
             "control variates need hands mode (a match's deals after hand 1 depend on the play)"
@@ -207,8 +217,9 @@ def sweep(
             "mixed modes: --check-bots replays rule variants with another line-up; this sweep "
             "varies the line-up itself"
         )
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise SweepError(f"n must be a positive whole number, not {n!r}")
+    n = int(n)
     if precision is not None and not (isinstance(precision, int | float) and precision > 0):
         raise SweepError(f"--precision must be a positive half-width, not {precision!r}")
     batch_size = batch_size or DEFAULT_BATCH_SIZE[mode]
@@ -248,7 +259,17 @@ def sweep(
         check = Check(check_bots, ch[0], ch[1:])
         deal_share += [same_deals(runs[0].hands.iloc[:check_n], r.hands) for r in cruns]
     pairs = list(zip(vs, hands[1:], strict=True))
-    tables = {m.key: effect_table(m, hands[0], pairs, x, check) for m in ms}
+    tables = {
+        m.key: effect_table(
+            m,
+            hands[0],
+            pairs,
+            _x_for(x, m.key, controls, True),
+            check,
+            _x_for(x, m.key, controls, False),
+        )
+        for m in ms
+    }
     if precision_row is not None:
         t = tables[primary.key]
         precision_row["achieved"] = float(t["half_width"].max())
@@ -260,7 +281,7 @@ def sweep(
         tables,
         primary.key,
         conf,
-        x is not None,
+        controls if x is not None else False,
         check,
         precision_row,
         deal_share,
@@ -291,7 +312,12 @@ def _plan_precision(plan, where, base, vs, primary, cap, target, conf, controls)
     x = _controls_x(runs[0].hands, controls)
     xb = values(primary, hands[0])
     need = max(
-        planned_n(adjusted_values(values(primary, h) - xb, x), target, conf) for h in hands[1:]
+        planned_n(
+            adjusted_values(values(primary, h) - xb, _x_for(x, primary.key, controls, True)),
+            target,
+            conf,
+        )
+        for h in hands[1:]
     )
     if need > cap:
         raise SweepError(
@@ -379,12 +405,7 @@ def _report(
         "Sweep: the baseline and every variant played on the same deals (one seed, n and batch "
         "size: common random numbers); every effect is variant - baseline, paired hand by hand.",
         adjust,
-        (
-            f"Control variates on: {CONTROLS_NAME}; variance_reduction is the share of the "
-            "per-hand variance of the differences they remove."
-            if controls
-            else "Control variates off: plain paired t intervals."
-        ),
+        _controls_text(controls),
         *mode_conventions(m0),
     ]
     if precision_row is not None:
@@ -451,6 +472,23 @@ def _report(
     if figures:
         rep.figures += _figures(base, vs, tables)
     return rep
+
+
+def _controls_text(controls: bool | None) -> str:
+    if controls is False:
+        return "Control variates off: plain t intervals."
+    what = (
+        "every metric's paired effects and each run's mean"
+        if controls
+        else f"the paired effects of {', '.join(PAIRED_DEFAULT)} and each run's mean of "
+        f"{', '.join(SINGLE_DEFAULT)} (where they measurably shrink the variance on standard "
+        "and super; plain t intervals elsewhere)"
+    )
+    return (
+        f"Control variates on {what}: {CONTROLS_NAME}. variance_reduction is the share of the "
+        "per-hand variance of the differences they remove; interval / mean_interval say which "
+        "estimate each number is."
+    )
 
 
 def _variants_table(base, vs, runs, deal_share, where: Path) -> Table:
