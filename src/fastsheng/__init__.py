@@ -43,6 +43,7 @@ __all__ = [
     "parse_cards",
     "simulate_hands",
     "simulate_matches",
+    "sweep",
     "trace_hand",
 ]
 
@@ -53,3 +54,13 @@ def level_outcome(rules: Rules, defender_points: int) -> tuple[str, int]:
     if isinstance(defender_points, bool) or not isinstance(defender_points, int):
         raise TypeError(f"defender_points must be an int, not {type(defender_points).__name__}")
     return _core_level_outcome(rules, defender_points)
+
+
+def sweep(*args, **kwargs):
+    """A baseline and many rule variants (or line-ups) on the same deals, each compared with the
+    baseline, paired, with intervals adjusted for the number of variants: see
+    :func:`fastsheng.studies.sweep.sweep` (imported on first use: it needs pandas and the
+    report)."""
+    from fastsheng.studies import sweep as _sweep
+
+    return _sweep(*args, **kwargs)

@@ -747,6 +747,15 @@ def compare_cmd(
         int | None, typer.Option("--workers", "-w", help="Local worker processes.")
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder.")] = None,
+    precision: Annotated[
+        str | None, typer.Option("--precision", help="Target half-width (dealer_won): picks n.")
+    ] = None,
+    check_bots: Annotated[
+        str | None, typer.Option("--check-bots", help="Replay both --rules with this line-up.")
+    ] = None,
+    check_n: Annotated[
+        str | None, typer.Option("--check-n", help="Deals replayed by --check-bots (10000).")
+    ] = None,
 ) -> None:
     """Paired comparison of two variants over the same deals (common random numbers)."""
     from fastsheng.report import compare_command
@@ -769,6 +778,9 @@ def compare_cmd(
             level=level,
             workers=workers,
             out=out,
+            precision=parse_precision(precision),
+            check_bots=check_bots,
+            check_n=parse_count(check_n, "--check-n", minimum=2) if check_n else None,
         )
     except RunInterrupted as exc:
         typer.echo(
@@ -839,6 +851,122 @@ def ladder_cmd(
     )
     if code:
         raise typer.Exit(code)
+
+
+# --------------------------------------------------------------------------------------------
+# sweep (owned by fastsheng.studies; this block only registers it)
+
+
+def parse_precision(text: str | None) -> float | None:
+    """``--precision 0.005`` -> 0.005 (a positive half-width in the primary metric's unit)."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value > 0):
+        raise UserError(f"--precision must be a positive half-width such as 0.005, not {text!r}")
+    return value
+
+
+@app.command("sweep")
+def sweep_cmd(
+    rules: Annotated[
+        str, typer.Option("--rules", "-r", help="The baseline: a preset or a .toml rules file.")
+    ] = "standard",
+    sets: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="A variant: switch=value (several joined by ';'). Repeat."),
+    ] = None,
+    grid: Annotated[
+        Path | None, typer.Option("--grid", help="A TOML file with a [grid] table of values.")
+    ] = None,
+    variants: Annotated[
+        list[str] | None, typer.Option("--variant", help="A preset or rules file as a variant.")
+    ] = None,
+    bots: Annotated[
+        list[str] | None,
+        typer.Option("--bots", "-b", help="The line-up; repeated: line-ups are the variants."),
+    ] = None,
+    metrics: Annotated[
+        list[str] | None,
+        typer.Option("--metric", "-m", help="A report metric (repeat; the first is primary)."),
+    ] = None,
+    n: Annotated[str, typer.Option("-n", "--count", help="Hands per run (the cap).")] = "20000",
+    seed: Annotated[str, typer.Option("--seed", "-s", help="Seed of every run.")] = "0",
+    batch_size: Annotated[
+        str | None, typer.Option("--batch-size", help="Batch size (default 10000).")
+    ] = None,
+    mode: Annotated[str, typer.Option("--mode", help="hands (default) or matches.")] = "hands",
+    level: Annotated[str, typer.Option("--level", help="Level of every hand.")] = "2",
+    precision: Annotated[
+        str | None,
+        typer.Option("--precision", help="Target half-width of the primary metric: picks n."),
+    ] = None,
+    check_bots: Annotated[
+        str | None,
+        typer.Option("--check-bots", help="Replay every run with this line-up on a subset."),
+    ] = None,
+    check_n: Annotated[
+        str | None, typer.Option("--check-n", help="Deals replayed by --check-bots (10000).")
+    ] = None,
+    controls: Annotated[
+        bool | None,
+        typer.Option("--controls/--no-controls", help="Deal control variates (hands mode: on)."),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Allow a grid of more than 1,000 variants.")
+    ] = False,
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", help="Local worker processes.")
+    ] = None,
+    scheduler: Annotated[
+        str | None, typer.Option("--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder.")] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress and no summary.")
+    ] = False,
+) -> None:
+    """A baseline and many variants on the same deals: paired effects, adjusted intervals."""
+    from fastsheng.runner import RunInterrupted
+    from fastsheng.studies import sweep
+
+    if workers is not None and not 0 <= workers <= MAX_WORKERS:
+        raise UserError(f"--workers must be 0 to {MAX_WORKERS}, not {workers}")
+    try:
+        sweep(
+            rules,
+            set=sets or (),
+            grid=grid,
+            variants=variants or (),
+            bots=bots or (),
+            metrics=metrics or (),
+            n=parse_count(n, maximum=MAX_N),
+            seed=parse_count(seed, "--seed", minimum=0),
+            batch_size=(
+                parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH) if batch_size else None
+            ),
+            mode=mode,
+            level=level,
+            precision=parse_precision(precision),
+            check_bots=check_bots,
+            check_n=parse_count(check_n, "--check-n", minimum=2) if check_n else None,
+            controls=controls,
+            force=force,
+            workers=workers,
+            scheduler=scheduler,
+            out=out,
+            quiet=quiet,
+        )
+    except RunInterrupted as exc:
+        typer.echo(
+            f"interrupted: {exc.done} of {exc.total} batches kept in {exc.out}; the same sweep "
+            "command resumes (finished variants are not played again)",
+            err=True,
+        )
+        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 # --------------------------------------------------------------------------------------------

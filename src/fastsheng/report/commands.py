@@ -61,14 +61,21 @@ def compare_command(
     console: Any = None,
     batch_fn: Any = None,
     notice: str | None = None,
+    precision: float | None = None,
+    check_bots: str | None = None,
+    check_n: int | None = None,
 ) -> Report:
     """``fastsheng compare``: either two existing runs (``runs=[A, B]``), or simulate two variants
     that differ in rules (``rules=[a, b]``) or bots (``bots=[a, b]``) over the same deals
     (same seed, n and batch size: common random numbers) into ``OUT/a`` and ``OUT/b``, then
     compare. Writes ``OUT/index.html`` + CSVs (default ``OUT``: ``compare-<a>-vs-<b>``).
-    ``notice`` is shown on every output."""
+    ``notice`` is shown on every output. ``precision``, ``check_bots``, ``check_n``:
+    :class:`fastsheng.studies.compare_options.CompareOptions`."""
+    from fastsheng.studies.compare_options import CompareOptions
+
     runs = [str(r) for r in runs]
     teams: list[tuple[str, Path, Path]] = []
+    opts = CompareOptions(precision, check_bots, check_n, runs=bool(runs), rules=rules)
     if runs:
         if len(runs) != 2 or rules or bots:
             raise ValueError("give exactly two run folders, or two --rules / two --bots")
@@ -99,6 +106,8 @@ def compare_command(
         where = Path(out) if out else Path(f"compare-{folders[0]}-vs-{folders[1]}")
         if batch_size is None:  # one batch size for both, or the deals would differ
             batch_size = min(default_batch_size(_bots_tuple(bt), mode) for _, bt in variants)
+        n = opts.plan_n(variants, labels, n, where, seed=seed, batch_size=batch_size, mode=mode,
+                        level=level, workers=workers, batch_fn=batch_fn)  # fmt: skip
         common = dict(
             n=n,
             seed=seed,
@@ -125,11 +134,15 @@ def compare_command(
     rep = compute_compare(run_a, run_b, label_a=la, label_b=lb, notice=notice)
     if teams:
         rep.tables.insert(1, team_view([(lab, load_run(a), load_run(b)) for lab, a, b in teams]))
+    lines = opts.finish(rep, run_a, run_b)
     index = write_report(rep, where)
+    opts.mark(index)
     if not quiet:
         print_headline(rep, console)
         if teams:
             print_table(rep.table("teams"), console)
+        for line in lines:
+            _say(console, line)
         _say(console, f"wrote {index} and {len(rep.tables)} CSV tables")
     return rep
 

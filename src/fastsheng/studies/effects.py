@@ -1,0 +1,199 @@
+"""The numbers of a sweep: for every metric and every variant, the paired effect variant minus
+baseline over the same deals, with Bonferroni simultaneous intervals over the variants, Holm
+p-values, the standardised effect, optional control variates and, with a check line-up, the
+same effect under it and its verdict (:mod:`fastsheng.studies.robustness`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fastsheng import stats
+from fastsheng.report.metrics import METRICS, Metric
+from fastsheng.report.sections import HEADLINE
+from fastsheng.studies.controls import mean_ci
+from fastsheng.studies.multiplicity import holm, simultaneous_conf
+from fastsheng.studies.robustness import verdict
+from fastsheng.studies.variants import SweepError
+
+__all__ = [
+    "DEFAULT_METRICS",
+    "PRIMARY",
+    "pick_metrics",
+    "check_available",
+    "Check",
+    "effect_table",
+    "values",
+]
+
+#: the report's headline metrics that are defined on every hand (the sweep pairs them)
+DEFAULT_METRICS = tuple(k for k in HEADLINE if METRICS[k].pairable)
+PRIMARY = "dealer_won"  # the balance question; the first --metric otherwise
+
+
+def pick_metrics(keys: Sequence[str] = ()) -> list[Metric]:
+    """The metrics of ``keys`` (default: the headline's, the dealer side's win rate first);
+    an unknown key or one defined on a subset of hands is a SweepError."""
+    if not keys:
+        keys = (PRIMARY, *(k for k in DEFAULT_METRICS if k != PRIMARY))
+    out = []
+    for k in keys:
+        if k not in METRICS:
+            raise SweepError(f"unknown metric {k!r}; metrics: {', '.join(_pairable())}")
+        m = METRICS[k]
+        if not _paired(m):
+            raise SweepError(
+                f"metric {k!r} is not one number of every hand; a sweep pairs: "
+                f"{', '.join(_pairable())}"
+            )
+        if m not in out:
+            out.append(m)
+    return out
+
+
+def _paired(m: Metric) -> bool:
+    """Defined on every hand as one number per hand (not a ratio of sums)."""
+    return m.pairable and m.den is None
+
+
+def _pairable() -> list[str]:
+    return [k for k, m in METRICS.items() if _paired(m)]
+
+
+def check_available(ms: Sequence[Metric], h: pd.DataFrame) -> None:
+    """SweepError naming a metric whose columns the runs do not have."""
+    for m in ms:
+        if not m.available(h):
+            missing = [c for c in m.needs if c not in h]
+            raise SweepError(
+                f"metric {m.key!r} needs {', '.join(missing)}, which these runs do not record"
+                + (" (sim --tricks)" if m.key == "defender_early_trump" else "")
+            )
+
+
+def values(m: Metric, h: pd.DataFrame) -> np.ndarray:
+    return np.asarray(m.value(h), dtype=float)
+
+
+@dataclass
+class Check:
+    """The check line-up's runs: its baseline and variants (canonical hands, the first ``n``
+    deals of the sweep's seed) and its centred covariates (or None)."""
+
+    lineup: str
+    base: pd.DataFrame
+    variants: list[pd.DataFrame]
+    x: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.base)
+
+
+def _p_value(est: float, se: float) -> float:
+    if se > 0:
+        return stats.normal_p_value(est / se)
+    return 1.0 if est == 0 else 0.0
+
+
+def effect_table(
+    m: Metric,
+    base: pd.DataFrame,
+    variants: Sequence[tuple[Any, pd.DataFrame]],
+    x: np.ndarray | None = None,
+    check: Check | None = None,
+    single_x: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """One row per variant: the paired effect of metric ``m`` (variant - baseline) with its
+    Bonferroni simultaneous interval over the variants; ``x``: the centred covariates of the
+    deals for the paired effect (control variates) or None; ``single_x``: the same for each
+    run's own mean (its 95% interval, ``mean_variant_lo/hi``). ``variants``: ``(Variant,
+    canonical hands)`` pairs."""
+    k = len(variants)
+    conf = simultaneous_conf(k)
+    xb = values(m, base)
+    rows = []
+    for v, h in variants:
+        xv = values(m, h)
+        d = xv - xb
+        e = mean_ci(d, x, conf)
+        own = mean_ci(xv, single_x, 0.95)
+        pooled = math.sqrt((xb.var(ddof=1) + xv.var(ddof=1)) / 2) if d.size > 1 else math.nan
+        s = pooled if pooled > 0 else math.nan
+        row = {
+            "variant": v.label,
+            "key": m.key,
+            "metric": m.label,
+            "unit": m.unit,
+            "n": e.n,
+            "mean_baseline": float(xb.mean()),
+            "mean_variant": own.estimate,
+            "mean_variant_lo": own.lo,
+            "mean_variant_hi": own.hi,
+            "mean_interval": own.method,
+            "diff": e.estimate,
+            "diff_lo": e.lo,
+            "diff_hi": e.hi,
+            "se": e.se,
+            "half_width": e.half_width,
+            "p_value": _p_value(e.estimate, e.se),
+            "std_diff": e.estimate / s,
+            "std_diff_lo": e.lo / s,
+            "std_diff_hi": e.hi / s,
+            "sd_diff": float(d.std(ddof=1)) if d.size > 1 else math.nan,
+            "variance_reduction": 1.0 - e.var_ratio,
+            "pairs_differing": int(np.count_nonzero(d)),
+            "interval": f"{e.method}, Bonferroni over {k} ({conf:.4%} each)",
+            "warning": e.warning,
+        }
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    df["p_holm"] = holm(df["p_value"].to_numpy())
+    df["established"] = df["p_holm"] < 0.05
+    if check is not None:
+        _add_check(df, m, base, variants, x, check, conf)
+    return df
+
+
+def _add_check(df, m, base, variants, x, check: Check, conf: float) -> None:
+    k = check.n
+    xb_main = values(m, base)[:k]
+    xb_chk = values(m, check.base)
+    xk = None if x is None else x[:k]
+    cols: dict[str, list] = {
+        c: []
+        for c in (
+            "check_diff",
+            "check_diff_lo",
+            "check_diff_hi",
+            "change",
+            "change_lo",
+            "change_hi",
+            "robustness",
+        )
+    }
+    for i, ((_, h), hc) in enumerate(zip(variants, check.variants, strict=True)):
+        d_main = values(m, h)[:k] - xb_main
+        d_chk = values(m, hc) - xb_chk
+        ec = mean_ci(d_chk, xk, conf)
+        ed = mean_ci(d_chk - d_main, xk, conf)
+        main = (df["diff"].iloc[i], df["diff_lo"].iloc[i], df["diff_hi"].iloc[i])
+        for c, val in (
+            ("check_diff", ec.estimate),
+            ("check_diff_lo", ec.lo),
+            ("check_diff_hi", ec.hi),
+            ("change", ed.estimate),
+            ("change_lo", ed.lo),
+            ("change_hi", ed.hi),
+        ):
+            cols[c].append(val)
+        cols["robustness"].append(
+            verdict(main, (ec.estimate, ec.lo, ec.hi), (ed.estimate, ed.lo, ed.hi))
+        )
+    for c, vals in cols.items():
+        df[c] = vals

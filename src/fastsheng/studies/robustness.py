@@ -1,0 +1,48 @@
+"""Is an effect a property of the rules or of the bots? ``--check-bots LINEUP`` replays the
+baseline and every variant with another line-up on the first ``--check-n`` deals of the same
+seed, and each effect (variant minus baseline) is compared between the two line-ups on those
+common deals: the per-hand difference of the two line-ups' differences, with its paired
+interval.
+
+Verdicts (``check`` = the other line-up's effect, ``main`` = the sweep's; intervals as the
+sweep's, adjusted for the number of variants):
+
+* **flips sign**: both effects' intervals exclude 0, on opposite sides;
+* **grows** / **shrinks**: the interval of ``check - main`` excludes 0, away from / towards 0
+  (by the sign of the main effect);
+* **holds**: the interval of ``check - main`` covers 0 (no change this n can show).
+"""
+
+from __future__ import annotations
+
+__all__ = ["FLIP", "VERDICTS", "verdict", "ROBUSTNESS_TEXT"]
+
+FLIP = "flips sign"
+VERDICTS = ("holds", "shrinks", "grows", FLIP)
+
+ROBUSTNESS_TEXT = (
+    "Robustness: the baseline and every variant replayed with {lineup} on the first {n:,} deals "
+    "of the same seed; check_diff is the effect under {lineup}, change = check_diff - diff on "
+    "those common deals (paired over the deals, the same adjusted level). Verdicts: flips sign "
+    "(both intervals exclude 0 on opposite sides), grows / shrinks (the change excludes 0, away "
+    "from / towards 0), holds (the change covers 0)."
+)
+
+
+def verdict(
+    main: tuple[float, float, float],
+    check: tuple[float, float, float],
+    change: tuple[float, float, float],
+) -> str:
+    """The verdict of one effect from ``(estimate, lo, hi)`` of the main effect, the check
+    line-up's effect and their difference ``check - main``."""
+    m, mlo, mhi = main
+    _, clo, chi = check
+    d, dlo, dhi = change
+    if (mlo > 0 and chi < 0) or (mhi < 0 and clo > 0):
+        return FLIP
+    if dlo <= 0 <= dhi or not (dlo == dlo and dhi == dhi):  # covers 0 (or NaN: nothing differs)
+        return "holds"
+    if m == 0:  # no main effect at all: any change is away from 0
+        return "grows"
+    return "grows" if (d > 0) == (m > 0) else "shrinks"

@@ -1,0 +1,452 @@
+"""fastsheng sweep (fastsheng.studies): variants and their checks, the multiplicity adjustment's
+family-wise coverage, the flip detector, precision attainment, control variates' exact means,
+resume of an interrupted sweep, the Dask backend and the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from fastsheng import RulesError, get_rules
+from fastsheng.studies import (
+    SweepError,
+    build_variants,
+    controls,
+    multiplicity,
+    precision,
+    robustness,
+    sweep,
+)
+from fastsheng.studies.effects import Check, effect_table
+from fastsheng.studies.variants import (
+    MAX_VARIANTS,
+    grid_settings,
+    parse_assignments,
+    parse_value,
+)
+
+STD = get_rules("standard")
+
+# --------------------------------------------------------------------------------------------
+# Variants
+
+
+def test_values_are_toml_literals_else_strings():
+    assert parse_value("70") == 70 and parse_value("0.5") == 0.5
+    assert parse_value("true") is True and parse_value('["J", "A"]') == ["J", "A"]
+    assert parse_value("linear") == "linear" and parse_value('"none"') == "none"
+    assert parse_assignments("a=1; b.c=x ;b.d=2") == {"a": 1, "b.c": "x", "b.d": 2}
+    with pytest.raises(SweepError, match="set twice"):
+        parse_assignments("a=1;a=2")
+
+
+def test_variants_from_sets_grid_and_presets():
+    base, vs = build_variants(
+        "standard",
+        sets=["kitty_multiplier=linear", "throw_penalty=flat;throw_penalty_points=20"],
+        grid={"throw_penalty_points": [5, 30], "throw_kitty": ["largest", "pair_4"]},
+        rules=["super"],
+    )
+    assert base.rules == STD
+    assert [v.label for v in vs][:2] == [
+        "kitty_multiplier=linear",
+        "throw_penalty=flat;throw_penalty_points=20",
+    ]
+    assert vs[1].rules.throw_penalty == "flat" and vs[1].rules.throw_penalty_points == 20
+    grid = [v.settings for v in vs[2:6]]  # the product, first key slowest
+    assert grid == [
+        {"throw_penalty_points": 5, "throw_kitty": "largest"},
+        {"throw_penalty_points": 5, "throw_kitty": "pair_4"},
+        {"throw_penalty_points": 30, "throw_kitty": "largest"},
+        {"throw_penalty_points": 30, "throw_kitty": "pair_4"},
+    ]
+    assert vs[-1].rules == get_rules("super")
+
+
+def test_dotted_keys_of_one_switch_merge_into_one_dict(monkeypatch):
+    seen = {}
+
+    def replace(self, **kw):
+        seen.update(kw)
+        return self
+
+    monkeypatch.setattr(type(STD), "replace", replace)
+    from fastsheng.studies.variants import apply_settings
+
+    apply_settings(STD, {"level_table.threshold": 70, "level_table.step": 30, "cap_tie": "x"})
+    assert seen == {"level_table": {"threshold": 70, "step": 30}, "cap_tie": "x"}
+
+
+def test_variant_mistakes_are_named():
+    with pytest.raises(RulesError, match="unknown field 'nope'"):
+        build_variants(sets=["nope=1"])
+    with pytest.raises(RulesError, match="kitty_multiplier = 'triple' is not valid"):
+        build_variants(sets=["kitty_multiplier=triple"])
+    with pytest.raises(SweepError, match="same rules as the baseline"):
+        build_variants(sets=["kitty_multiplier=plus_two"])
+    with pytest.raises(SweepError, match="same rules as the baseline"):
+        build_variants(rules=["standard"])
+    with pytest.raises(SweepError, match="play the same rules"):
+        build_variants(sets=["throw_penalty_points=5", "throw_penalty_points=5"])
+    with pytest.raises(SweepError, match="mixed modes"):
+        build_variants(sets=["throw_penalty_points=5"], bots=["basic", "expert"])
+    with pytest.raises(SweepError, match="no variants"):
+        build_variants()
+
+
+def test_a_grid_over_1000_variants_needs_force():
+    grid = {"a": list(range(11)), "b": list(range(10)), "c": list(range(10))}
+    with pytest.raises(SweepError, match="1,100 variants, more than 1,000; give --force"):
+        grid_settings(grid)
+    assert len(grid_settings(grid, force=True)) == 1100
+    assert MAX_VARIANTS == 1000
+
+
+# --------------------------------------------------------------------------------------------
+# The multiplicity adjustment: family-wise coverage on data with known effects
+
+
+def test_holm_adjusted_p_values():
+    p = [0.01, 0.04, 0.03, float("nan"), 0.5]
+    # sorted 0.01, 0.03, 0.04, 0.5 with k = 4: 0.04, 0.09, max(0.09, 0.08), 0.5
+    assert np.allclose(multiplicity.holm(p)[[0, 2, 1, 4]], [0.04, 0.09, 0.09, 0.5])
+    assert np.isnan(multiplicity.holm(p)[3])
+
+
+def test_simultaneous_intervals_cover_every_known_effect_together():
+    """8 variants sharing one baseline (so their effects are dependent), known effects, 300
+    paired hands, 2,000 repetitions (vectorised): the 8 intervals at the sweep's level cover
+    their true effects all together at least 95% of the time; 95% intervals each do so far
+    less often. Under a second."""
+    from scipy.stats import t as student
+
+    rng = np.random.default_rng(16)
+    k, n, reps = 8, 300, 2000
+    effects = np.linspace(-0.05, 0.05, k)
+    up, down = 0.05 + np.maximum(effects, 0), 0.05 + np.maximum(-effects, 0)
+    base = (rng.random((reps, 1, n)) < 0.45).astype(float)
+    w = rng.random((reps, k, n))
+    go_up, go_down = w < up[:, None], w > 1 - down[:, None]
+    variant = np.where(go_up, 1.0, np.where(go_down, 0.0, base))
+    true = up * 0.55 - down * 0.45  # P(up) P(baseline 0) - P(down) P(baseline 1)
+    d = variant - base
+    mean, se = d.mean(axis=2), d.std(axis=2, ddof=1) / np.sqrt(n)
+
+    def together(conf):
+        h = student.ppf(0.5 + conf / 2, n - 1) * se
+        return float(((mean - h <= true) & (true <= mean + h)).all(axis=1).mean())
+
+    assert together(multiplicity.simultaneous_conf(k)) >= 0.945
+    assert together(0.95) < 0.85  # one 95% interval each: the family undercovers
+
+
+def test_effect_table_uses_the_simultaneous_level():
+    from fastsheng import stats
+    from fastsheng.studies.effects import Metric
+
+    rng = np.random.default_rng(1)
+    m = Metric("y", "y", "points", "mean", ("y",), lambda h: h["y"])
+    base = pd.DataFrame({"y": rng.normal(size=500)})
+    vs = [(_V(f"v{i}"), pd.DataFrame({"y": base["y"] + rng.normal(size=500)})) for i in range(5)]
+    t = effect_table(m, base, vs)
+    d = vs[0][1]["y"] - base["y"]
+    h = stats.t_value(1 - 0.05 / 5, 499) * d.std(ddof=1) / np.sqrt(500)
+    assert t["diff_hi"].iloc[0] - t["diff"].iloc[0] == pytest.approx(h)
+    assert "Bonferroni over 5" in t["interval"].iloc[0]
+
+
+class _V:
+    def __init__(self, label):
+        self.label = label
+
+
+# --------------------------------------------------------------------------------------------
+# The flip detector
+
+
+def test_verdicts():
+    v = robustness.verdict
+    assert v((0.02, 0.01, 0.03), (-0.03, -0.04, -0.02), (-0.05, -0.06, -0.04)) == "flips sign"
+    assert v((-0.02, -0.03, -0.01), (0.03, 0.02, 0.04), (0.05, 0.04, 0.06)) == "flips sign"
+    assert v((0.02, 0.01, 0.03), (0.05, 0.04, 0.06), (0.03, 0.02, 0.04)) == "grows"
+    assert v((0.02, 0.01, 0.03), (0.005, -0.01, 0.02), (-0.015, -0.02, -0.01)) == "shrinks"
+    assert v((0.02, 0.01, 0.03), (0.02, 0.0, 0.04), (0.0, -0.01, 0.01)) == "holds"
+    # a sign change that an interval does not establish is not a flip
+    assert v((0.02, 0.01, 0.03), (-0.01, -0.03, 0.01), (-0.03, -0.04, -0.02)) == "shrinks"
+
+
+def test_a_constructed_flip_is_detected():
+    """The variant raises the metric by 0.1 per hand under the main line-up and lowers it by
+    0.1 under the check line-up, on the same deals."""
+    from fastsheng.studies.effects import Metric
+
+    rng = np.random.default_rng(3)
+    n = 2000
+    y = rng.normal(size=n)
+    m = Metric("y", "y", "points", "mean", ("y",), lambda h: h["y"])
+    base = pd.DataFrame({"y": y})
+    up = pd.DataFrame({"y": y + 0.1 + 0.05 * rng.normal(size=n)})
+    down = pd.DataFrame({"y": y[:500] - 0.1 + 0.05 * rng.normal(size=500)})
+    same = pd.DataFrame({"y": y[:500] + 0.1 + 0.05 * rng.normal(size=500)})
+    check = Check("other", base.iloc[:500], [down, same])
+    t = effect_table(m, base, [(_V("flip"), up), (_V("same"), up.copy())], check=check)
+    assert t["robustness"].tolist() == ["flips sign", "holds"]
+    assert t["change"].iloc[0] == pytest.approx(-0.2, abs=0.02)
+
+
+# --------------------------------------------------------------------------------------------
+# Precision: a pilot, then a fixed n
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda rng, k: rng.choice([-1.0, 0.0, 1.0], size=k, p=[0.04, 0.9, 0.06]),  # dealer_won
+        lambda rng, k: rng.exponential(20.0, size=k) * (rng.random(k) < 0.1),  # a skewed bonus
+    ],
+    ids=["paired-share", "skewed-points"],
+)
+def test_the_achieved_half_width_is_within_the_target_on_95_percent_of_runs(draw):
+    """1,000 repetitions of a pilot (2,000 draws) then the planned n (the pilot's draws are the
+    first of the final sample, as in a sweep): the final interval, at the Bonferroni level of 8
+    variants, is within the target at least 95% of the time. About 1 s each."""
+    from fastsheng import stats
+
+    rng = np.random.default_rng(4)
+    conf = multiplicity.simultaneous_conf(8)
+    pop = draw(rng, 1_000_000)
+    target = stats.z_value(conf) * pop.std() / np.sqrt(10_000)  # about 10,000 hands per run
+    ok, ns = 0, []
+    for _ in range(1000):
+        pilot = pop[rng.integers(0, pop.size, 2000)]
+        n = precision.planned_n(pilot, target, conf)
+        y = np.concatenate([pilot, pop[rng.integers(0, pop.size, n - pilot.size)]])
+        ok += stats.t_value(conf, n - 1) * y.std(ddof=1) / np.sqrt(n) <= target
+        ns.append(n)
+    assert ok / 1000 >= 0.95
+    # and not wastefully: the median plan is within 50% of what the true variance needs
+    assert 10_000 <= np.median(ns) <= 1.5 * 10_000
+
+
+def test_pilot_size():
+    assert precision.pilot_size(1000) == 1000
+    assert precision.pilot_size(100_000) == 5000
+    assert precision.pilot_size(10**9) == 50_000
+
+
+# --------------------------------------------------------------------------------------------
+# Control variates
+
+
+def test_covariates_have_their_exact_means(tmp_path):
+    """40,000 hands of standard at random levels: every covariate's mean within 4 standard
+    errors of its exact value (about 2 s)."""
+    from fastsheng.hands import play_batch
+
+    h = pd.concat(
+        [
+            play_batch(STD, ("random",) * 4, 5, b, 20_000, level="random")["hands"].to_pandas()
+            for b in range(2)
+        ]  # fmt: skip
+    )
+    cov = controls.covariates(h)
+    for c, mu in controls.EXACT_MEANS.items():
+        x = cov[c].to_numpy()
+        assert abs(x.mean() - mu) < 4 * x.std() / np.sqrt(x.size), c
+    # the side's points, the defenders' and the kitty's make 200
+    assert controls.EXACT_MEANS["dealer_side_points"] * 2 + controls.EXACT_MEANS[
+        "kitty_points_dealt"
+    ] == pytest.approx(200)
+
+
+def test_regression_adjustment_is_the_plain_mean_without_covariates():
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=400)
+    a, b = controls.mean_ci(y), controls.mean_ci(y, np.zeros((400, 0)))
+    assert a.estimate == pytest.approx(y.mean()) and a.lo == pytest.approx(b.lo)
+    x = rng.normal(size=(400, 2))
+    e = controls.mean_ci(y + 3 * x[:, 0], x)
+    assert e.var_ratio < 0.2 and e.lo < 0 < e.hi  # the covariate explains most of it
+    assert controls.adjusted_values(y + 3 * x[:, 0], x).mean() == pytest.approx(e.estimate)
+
+
+# --------------------------------------------------------------------------------------------
+# Sweeps on the engine (in this process, small n)
+
+
+def _flipping_batch(rules, bots, seed, batch, size, **kw):
+    """The engine's batch, except that under the variant throw_penalty_points = 99 the dealer
+    side wins every fifth hand with the expert and loses it with basic: an effect that flips
+    sign with the line-up."""
+    from fastsheng.hands import play_batch
+
+    tables = play_batch(rules, bots, seed, batch, size, **kw)
+    if rules.throw_penalty_points != 99:
+        return tables
+    h = tables["hands"]
+    fifth = pc.equal(pc.bit_wise_and(h["hand_id"], pa.scalar(3, h["hand_id"].type)), 0)
+    side = "defenders" if bots[0].startswith("basic") else "dealer"
+    winner = pc.if_else(fifth, pa.scalar(side), h["winner"].cast(pa.string()))
+    tables["hands"] = h.set_column(h.schema.get_field_index("winner"), "winner", winner)
+    return tables
+
+
+def test_a_flip_is_red_on_the_page_and_said_in_the_summary(tmp_path, capsys):
+    rep = sweep(
+        "standard",
+        set=["throw_penalty_points=99", "throw_penalty_points=20"],
+        metrics=["dealer_won"],
+        n=2000,
+        seed=1,
+        batch_size=1000,
+        check_bots="basic",
+        check_n=1000,
+        out=tmp_path / "s",
+        workers=0,
+        batch_fn=_flipping_batch,
+        quiet=False,
+        figures=False,
+    )
+    t = rep.table("metric_dealer_won").df.set_index("variant")
+    assert t.loc["throw_penalty_points=99", "robustness"] == "flips sign"
+    assert t.loc["throw_penalty_points=20", "robustness"] != "flips sign"
+    out = capsys.readouterr().out
+    assert "FLIPS SIGN with basic: throw_penalty_points=99, dealer_won" in out
+    page = (tmp_path / "s" / "index.html").read_text()
+    assert 'class="flip" style="color:#c00' in page
+    assert (tmp_path / "s" / "check" / "throw_penalty_points=99" / "run.json").is_file()
+
+
+class _Counting:
+    """The engine's batch function, counting calls; it fails once on (rules name, batch)."""
+
+    def __init__(self, fail_on=None):
+        self.calls, self.fail_on = [], fail_on
+
+    def __call__(self, rules, bots, seed, batch, size, **kw):
+        from fastsheng.hands import play_batch
+
+        if (rules.name, batch) == self.fail_on:
+            self.fail_on = None
+            raise KeyboardInterrupt
+        self.calls.append((rules.name, batch))
+        return play_batch(rules, bots, seed, batch, size, **kw)
+
+
+def _outputs(folder: Path) -> dict[str, bytes]:
+    files = sorted(folder.glob("*.csv")) + sorted(folder.glob("runs/*/hands/*.parquet"))
+    return {str(p.relative_to(folder)): p.read_bytes() for p in files}
+
+
+def test_an_interrupted_sweep_resumes_to_the_same_bytes(tmp_path):
+    kw = dict(set=["kitty_multiplier=linear", "throw_penalty_points=20"], n=1500, seed=2,
+              batch_size=500, workers=0, figures=False)  # fmt: skip
+    from fastsheng.runner import RunInterrupted
+
+    first = _Counting(fail_on=("standard+kitty_multiplier=linear", 1))
+    with pytest.raises(RunInterrupted):
+        sweep(out=tmp_path / "a", batch_fn=first, **kw)
+    again = _Counting()
+    sweep(out=tmp_path / "a", batch_fn=again, **kw)
+    # the baseline and batch 0 of the interrupted variant are never played again
+    assert again.calls == [("standard+kitty_multiplier=linear", b) for b in (1, 2)] + [
+        ("standard+throw_penalty_points=20", b) for b in range(3)
+    ]
+    done = _Counting()
+    sweep(out=tmp_path / "a", batch_fn=done, **kw)
+    assert done.calls == []  # a finished sweep only reads
+    sweep(out=tmp_path / "b", batch_fn=_Counting(), **kw)
+    a, b = _outputs(tmp_path / "a"), _outputs(tmp_path / "b")
+    assert a.keys() == b.keys() and len(a) == 11 + 9 + 1  # 11 metrics, 3 runs x 3 parts, variants
+    assert a == b
+
+
+def test_sweep_with_precision_and_controls(tmp_path):
+    rep = sweep(
+        "standard", set=["kitty_multiplier=cards"], metrics=["signed_change", "defenders_total"],
+        precision=0.004, n=40_000, seed=3, out=tmp_path / "p", workers=0, figures=False,
+    )  # fmt: skip
+    t = rep.table("metric_signed_change").df
+    p = rep.table("precision").df.iloc[0]
+    assert 2000 < p["n"] <= 40_000 and t["n"].iloc[0] == p["n"]
+    assert t["half_width"].iloc[0] <= 0.004 and p["achieved"] == t["half_width"].max()
+    # control variates where they are on by default: this paired effect, each run's mean
+    pts = rep.table("metric_defenders_total").df
+    assert "control variates" in t["interval"].iloc[0]
+    assert "control variates" not in pts["interval"].iloc[0]
+    assert "control variates" in pts["mean_interval"].iloc[0]
+    assert any("pilot run of 2,000 hands" in c for c in rep.conventions)
+    assert (tmp_path / "p" / "pilot" / "baseline=standard" / "run.json").is_file()
+    off = sweep("standard", set=["kitty_multiplier=cards"], metrics=["signed_change"],
+                n=p["n"], seed=3, out=tmp_path / "p", workers=0, figures=False, controls=False)
+    o = off.table("metric_signed_change").df  # the same runs, read again
+    assert "control variates" not in o["interval"].iloc[0]
+    assert o["diff"].iloc[0] == pytest.approx(t["diff"].iloc[0], abs=3 * t["se"].iloc[0])
+
+
+@pytest.mark.slow
+def test_sweep_on_dask_writes_what_the_local_backend_writes(tmp_path):
+    """A sweep on a two-worker LocalCluster writes the bytes the local backend writes. About
+    8 s (the cluster's start)."""
+    distributed = pytest.importorskip("dask.distributed")
+    kw = dict(set=["throw_penalty_points=20"], n=2000, seed=4, batch_size=500, figures=False,
+              metrics=["dealer_won", "defenders_total"])  # fmt: skip
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=40) as cluster:  # fmt: skip
+        sweep(out=tmp_path / "d", scheduler=cluster.scheduler_address, **kw)
+    sweep(out=tmp_path / "l", workers=0, **kw)
+    assert _outputs(tmp_path / "d") == _outputs(tmp_path / "l")
+
+
+def test_grid_file_and_ordered_plot(tmp_path):
+    grid = tmp_path / "g.toml"
+    grid.write_text("[grid]\nthrow_penalty_points = [0, 20, 40]\n")
+    rep = sweep(grid=grid, metrics=["penalty"], n=1000, seed=5, out=tmp_path / "g", workers=0)
+    names = [f.name for f in rep.figures]
+    assert names == ["forest_penalty", "by_throw_penalty_points_penalty"]
+    assert rep.table("metric_penalty").df["variant"].tolist() == [
+        "throw_penalty_points=0", "throw_penalty_points=20", "throw_penalty_points=40"
+    ]  # fmt: skip
+    meta = json.loads((tmp_path / "g" / "report.json").read_text())
+    assert meta["same_deals"] == [1.0, 1.0, 1.0]
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--set", "nope=1"], "unknown field 'nope'"),
+        (["--set", "kitty_multiplier=triple"], "is not valid; expected one of"),
+        (["--set", "kitty_multiplier=plus_two"], "same rules as the baseline"),
+        (["--set", "throw_penalty_points=5", "-b", "basic", "-b", "expert"], "mixed modes"),
+        (["--set", "throw_penalty_points=5", "--precision", "x"], "--precision must be"),
+        (["--set", "throw_penalty_points=5", "--metric", "bonus_per_capture"], "not one number"),
+        (["--set", "throw_penalty_points=5", "--precision", "1e-5", "-n", "2000"],
+         "more than -n's cap of 2,000"),
+    ],
+)  # fmt: skip
+def test_cli_mistakes_are_one_line_and_exit_2(args, message, tmp_path, capsys):
+    from fastsheng.cli import main
+
+    code = main(["sweep", *args, "-w", "0", "-q", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith("error: ") and message in err and "\n" not in err
+
+
+def test_cli_grid_over_1000_needs_force(tmp_path, capsys):
+    from fastsheng.cli import main
+
+    grid = tmp_path / "g.toml"
+    grid.write_text("[grid]\nthrow_penalty_points = " + str(list(range(201))) + "\n"
+                    "defender_cap = [1, 2, 3, 4, 5]\n")  # fmt: skip
+    assert main(["sweep", "--grid", str(grid), "-q", "--out", str(tmp_path / "o")]) == 2
+    assert "1,005 variants, more than 1,000; give --force" in capsys.readouterr().err
