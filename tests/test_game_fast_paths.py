@@ -138,7 +138,7 @@ def test_card_actions_are_shared_and_equal_to_fresh_ones():
         g.apply(g.bot_action("expert"))
     first = g.legal_actions()
     assert all(a.kind == "card" for a in first)
-    assert first == [Action("card", (c,), i) for i, c in enumerate(g.legal_cards())]
+    assert first == tuple(Action("card", (c,), i) for i, c in enumerate(g.legal_cards()))
     assert all(a is b for a, b in zip(first, g.legal_actions(), strict=True))  # made once
     # an equal Action that was not offered goes through the checked path and is applied too
     g.apply(Action("card", first[0].cards, first[0].id))

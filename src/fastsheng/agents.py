@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from fastsheng.bots import PY_RANDOM, BotRef, is_bot_object, is_builtin, is_python_bot, resolve_bot
+from fastsheng.errors import BotError
 from fastsheng.game import Action
 from fastsheng.observation import Observation
 from fastsheng.rules import Rules
@@ -107,14 +108,26 @@ def load_bot(spec: str) -> Any:
         module = importlib.import_module(mod_name)
     except ImportError as e:
         raise ValueError(f"bot {spec!r}: cannot import {mod_name!r} ({e})") from None
+    except (Exception, SystemExit) as e:  # the module's own code failed: one line naming it
+        raise BotError(f"bot {spec!r}: importing {mod_name!r} raised {describe_failure(e)}") from e
     try:
         factory = getattr(module, attr)
     except AttributeError:
         raise ValueError(f"bot {spec!r}: module {mod_name!r} has no {attr!r}") from None
-    obj = factory()
+    try:
+        obj = factory()
+    except (Exception, SystemExit) as e:  # the user's constructor: one line naming the bot
+        raise BotError(f"bot {spec!r}: {attr}() raised {describe_failure(e)}") from e
     if not callable(getattr(obj, "act", None)):
         raise ValueError(f"bot {spec!r}: {attr} has no act(observation, legal_actions) method")
     return obj
+
+
+def describe_failure(e: BaseException) -> str:
+    """A bot's exception (or sys.exit) in a few words, for the one line that names the bot."""
+    if isinstance(e, SystemExit):
+        return f"SystemExit (sys.exit({e.code!r}))"
+    return f"{type(e).__name__}: {e}"
 
 
 def validate_names(names: Sequence[str]) -> None:

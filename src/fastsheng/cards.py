@@ -15,7 +15,8 @@ then a handful of machine instructions.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from numbers import Integral
 
 __all__ = [
     "SUITS",
@@ -35,6 +36,8 @@ __all__ = [
     "points_of",
     "parse_card",
     "parse_cards",
+    "as_code",
+    "as_codes",
     "format_card",
     "format_cards",
     "full_deck",
@@ -134,6 +137,38 @@ def parse_cards(text: str | Iterable[str]) -> list[int]:
     else:
         tokens = [str(t) for t in text]
     return [parse_card(tok) for tok in tokens]
+
+
+_NOTATION = "card codes 0..53 or names like AS 10H SJ"
+
+
+def as_code(card: object) -> int:
+    """One card as the API takes it: a code 0..53 (an int, numpy ints too) or a name ("AS",
+    "10h", "SJ"). Anything else (a float, a bool, a code out of range) is a ValueError: a
+    float is never rounded into a card."""
+    if isinstance(card, str):
+        return parse_card(card)
+    if isinstance(card, bool) or not isinstance(card, Integral):
+        raise ValueError(f"not a card: {card!r} ({_NOTATION})")
+    code = int(card)
+    if not 0 <= code < NUM_CODES:
+        raise ValueError(f"not a card code: {code} ({_NOTATION})")
+    return code
+
+
+def as_codes(cards: object) -> list[int]:
+    """Cards as the API takes them wherever cards go in: a string in the notation of
+    ``parse_cards`` ("AS AS 10H"), or a sequence (list, tuple, 1-d array) of codes or names.
+    A dict, a set, a number or a float code is a ValueError naming it."""
+    if isinstance(cards, str):
+        return parse_cards(cards)
+    if (isinstance(cards, Sequence) and not isinstance(cards, (bytes, bytearray))) or (
+        type(cards).__name__ == "ndarray" and getattr(cards, "ndim", 0) == 1
+    ):
+        return [as_code(c) for c in cards]
+    raise ValueError(
+        f"expected cards ({_NOTATION}, as a list or a string), not {type(cards).__name__} {cards!r}"
+    )
 
 
 def format_card(code: int) -> str:

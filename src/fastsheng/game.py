@@ -23,7 +23,7 @@ import numpy as np
 
 from fastsheng import _state
 from fastsheng.bots import BOT_INDEX, bot_spec, is_builtin, resolve_bot
-from fastsheng.cards import RANKS, format_cards
+from fastsheng.cards import RANKS, as_code, as_codes, format_cards
 from fastsheng.errors import IllegalPlay
 from fastsheng.hands import (
     HAND_DTYPE,
@@ -49,7 +49,9 @@ _EFF_WORDS = ("spades", "hearts", "clubs", "diamonds", "trumps")
 class Action:
     """One legal action: `kind` is "pass", "show", "bury", "lead", "follow", "card" (one card of
     the card-by-card form) or "done" (close a lead picked card by card); `cards` the card codes,
-    sorted; `id` its index in ``legal_actions()`` (stable for one state)."""
+    sorted; `id` its index in ``legal_actions()`` (stable for one state). Only the very
+    objects of the current offer are trusted as legal; any other Action (a kept one, an
+    equal one made anew) is checked like a play given as cards."""
 
     kind: str
     cards: tuple[int, ...]
@@ -69,6 +71,23 @@ def _stream(seed: int, batch: int) -> tuple[int, ...]:
 def _seed_state(seed: int) -> list[int]:
     ss = np.random.SeedSequence(int(seed), spawn_key=(2**32 - 1,))
     return [int(x) for x in ss.generate_state(4, np.uint64)]
+
+
+# the Action kinds that fit each decision (an Action of another kind is refused, not coerced)
+_KINDS = {
+    "declare": ("pass", "show"),
+    "bury": ("card", "bury"),
+    "lead": ("lead", "card", "done"),
+    "follow": ("follow", "card"),
+}
+
+
+def check_seed(seed: object) -> int:
+    """A seed as every entry point takes it: a whole number >= 0 (numpy ints too). A float,
+    a string or a bool is refused, never rounded or parsed."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, not {seed!r}")
+    return int(seed)
 
 
 _C_BOTS: dict[str, tuple[str, int]] = {}  # bot_action's name -> (the C bot, its index)
@@ -110,6 +129,7 @@ class Game:
         first_hand: bool = False,
     ):
         self.rules = _rules(rules)
+        seed = check_seed(seed)  # before the stream cache: 1.0 == 1 would hit its entry
         batch_size = _positive("batch_size", batch_size)
         if isinstance(hand_id, bool) or not isinstance(hand_id, (int, np.integer)) or hand_id < 0:
             raise ValueError(f"hand_id must be a non-negative int, not {hand_id!r}")
@@ -253,27 +273,30 @@ class Game:
 
     # --- legal actions ---------------------------------------------------------------------
 
-    def legal_actions(self) -> list[Action]:
-        """The legal actions now, whole or card by card (see the module docstring)."""
+    def legal_actions(self) -> tuple[Action, ...]:
+        """The legal actions now, whole or card by card (see the module docstring): a tuple, so
+        an offer cannot be edited; ``apply`` trusts only the objects of the latest offer."""
         kind = self.decision
         if kind is None:
-            return []
+            return ()
         if kind == "declare":
             out = [Action("pass", (), 0)]
             for i, (_, _, cards) in enumerate(self._core.show_options()):
                 out.append(Action("show", tuple(cards), i + 1))
-            return out
+            offer = self._offered = tuple(out)
+            return offer
         if not self._picked:
             whole = self._whole_plays(kind)
             if whole is not None:
-                out = [_action(kind, tuple(c), i) for i, c in enumerate(whole)]
-                self._offered = out
-                return out
+                offer = self._offered = tuple(
+                    [_action(kind, tuple(c), i) for i, c in enumerate(whole)]
+                )
+                return offer
         out = [_card_action(c, i) for i, c in enumerate(self.legal_cards())]
         if kind == "lead" and self._picked:
             out.append(Action("done", self.picked, len(out)))
-        self._offered = out
-        return out
+        offer = self._offered = tuple(out)
+        return offer
 
     def _whole_plays(self, kind: str) -> list[list[int]] | None:
         if kind == "follow":
@@ -302,12 +325,15 @@ class Game:
 
     # --- acting ----------------------------------------------------------------------------
 
-    def apply(self, action: Action | Sequence[int]) -> None:
-        """Apply an Action from ``legal_actions()`` (or ``bot_action``), or a whole play as a list
-        of card codes ([] passes a call). An illegal one raises IllegalPlay naming the rule."""
+    def apply(self, action: Action | Sequence[int] | str) -> None:
+        """Apply an Action of the current ``legal_actions()`` (or ``bot_action``), or a whole play
+        as cards: codes or names, ``[12, 12]``, ``["AS", "AS"]`` or ``"AS AS"`` ([] passes a
+        call). An Action that is not from the current offer is checked like cards; an illegal
+        play raises IllegalPlay naming the rule, cards that are not cards a ValueError."""
         cached = self._bot_cache
         if cached is not None and action is cached[1]:  # bot_action's, for this very state
             self._bot_cache = None
+            self._offered = None
             self._players[self._core.pending[1]].add(cached[0])
             self._picked = []
             self._commit_ready()
@@ -316,55 +342,85 @@ class Game:
             raise IllegalPlay("the hand is over")
         self._bot_cache = None
         offered = self._offered
-        self._offered = None
-        if (
-            offered is not None
-            and isinstance(action, Action)
-            and 0 <= action.id < len(offered)
-            and offered[action.id] is action
-        ):
-            # offered for this very state: legal by construction, no second check
-            if action.kind == "card":
-                self._add_card(action.cards[0], checked=True)
-            elif action.kind in ("lead", "follow"):
-                self._players[self.to_act].add("user")
-                self._core.decide_cards(list(action.cards))
-                self._picked = []
-                self._commit_ready()
-            else:
-                self._players[self.to_act].add("user")
-                self._commit([] if action.kind == "pass" else list(action.cards))
-            return
+        self._offered = None  # whatever happens next, that offer is spent
         if isinstance(action, Action):
-            if action.kind == "card":
-                self.apply_card(action.cards[0])
-                return
-            if action.kind == "done":
-                self._commit(list(self._picked))
-                return
-            if action.kind == "pass":
-                self._commit([])
-                return
-            cards = list(action.cards)
-        else:
-            cards = [int(c) for c in action]
-        self._players[self.to_act].add("user")
-        self._commit(cards)
+            i = action.id
+            if (
+                offered is not None
+                and type(i) is int
+                and 0 <= i < len(offered)
+                and (offered[i] is action)
+            ):
+                self._apply_offered(action)  # legal by construction, no second check
+            else:
+                self._apply_unoffered(action)
+            return
+        seat = self.to_act
+        self._commit(as_codes(action))
+        self._players[seat].add("user")
 
-    def apply_card(self, code: int) -> None:
-        """Card-by-card form: add one card to the play being built; a follow or burial is applied
-        when it reaches its size."""
+    def _apply_offered(self, action: Action) -> None:
+        seat = self.to_act
+        kind = action.kind
+        if kind == "card":
+            self._add_card(action.cards[0], checked=True)
+            return
+        if kind in ("lead", "follow"):
+            self._core.decide_cards(list(action.cards))
+            self._picked = []
+            self._commit_ready()
+        else:
+            self._commit([] if kind == "pass" else list(action.cards))
+        self._players[seat].add("user")
+
+    def _apply_unoffered(self, action: Action) -> None:
+        """An Action that is not an object of the current offer: its kind must fit the decision
+        and its cards are checked like cards given as a list."""
+        decision, seat = self._core.pending
+        kind = action.kind
+        if kind not in _KINDS[decision]:
+            raise IllegalPlay(
+                f"a {kind!r} action does not fit seat {seat}'s {decision} decision "
+                f"(it takes {', '.join(repr(k) for k in _KINDS[decision])})"
+            )
+        cards = as_codes(action.cards)
+        if kind == "card":
+            if len(cards) != 1:
+                raise IllegalPlay(f"a 'card' action holds one card, not {len(cards)}")
+            self.apply_card(cards[0])
+            return
+        if kind == "done":
+            if not self._picked or sorted(cards) != sorted(self._picked):
+                raise IllegalPlay(
+                    f"'done' closes the lead picked so far ({format_cards(self.picked) or 'none'})"
+                    f", not {format_cards(cards) or 'nothing'}"
+                )
+            self._commit(list(self._picked))
+        elif kind == "pass":
+            if cards:
+                raise IllegalPlay("a 'pass' action holds no cards")
+            self._commit([])
+        else:
+            self._commit(cards)
+        self._players[seat].add("user")
+
+    def apply_card(self, code: int | str) -> None:
+        """Card-by-card form: add one card (a code or a name, "AS") to the play being built; a
+        follow or burial is applied when it reaches its size."""
         self._offered = None
         self._bot_cache = None  # a bot_action asked before no longer fits the picks
         self._add_card(code, checked=False)
 
-    def _add_card(self, code: int, checked: bool) -> None:
+    def _add_card(self, code: int | str, checked: bool) -> None:
         decision, seat = self._core.pending
-        if decision in (None, "declare"):
+        if decision is None:
+            raise IllegalPlay("the hand is over")
+        if decision == "declare":
             raise IllegalPlay("no play is being built now (declaring is offered whole)")
-        code = int(code)
-        if not checked and code not in self.legal_cards():
-            raise IllegalPlay(self._card_reason(code))
+        if not checked:
+            code = as_code(code)
+            if code not in self.legal_cards():
+                raise IllegalPlay(self._card_reason(code))
         self._picked.append(code)
         need = (
             8
@@ -372,10 +428,10 @@ class Game:
             else (self._core.follow_need() if decision == "follow" else None)
         )
         if need is not None and len(self._picked) == need:
-            self._players[seat].add("user")
             # every card picked could extend the picks to a legal play (legal_cards), so at
             # its size the play is legal: no second check
             self._commit(list(self._picked), checked=True)
+            self._players[seat].add("user")
 
     def _commit(self, cards: list[int], checked: bool = False) -> None:
         kind, seat = self._core.pending
@@ -412,7 +468,14 @@ class Game:
         rest = list(held)
         for c in cards:
             if c not in rest:
-                return f"seat {seat} does not hold {format_cards([c])}"
+                name = format_cards([c])
+                have = list(held).count(c)
+                if not have:
+                    return f"seat {seat} does not hold {name}"
+                return (
+                    f"seat {seat} holds only {'one' if have == 1 else 'two'} {name}; the play "
+                    f"has {cards.count(c)}"
+                )
             rest.remove(c)
         if kind == "bury":
             if len(cards) != 8:

@@ -10,6 +10,7 @@ from ``SeedSequence(seed, spawn_key=(batch, 1 + seat))``.
 
 from __future__ import annotations
 
+import os
 import random
 from typing import Any
 
@@ -17,9 +18,11 @@ import numpy as np
 
 from fastsheng import _state
 from fastsheng.agents import bot as make_bot
+from fastsheng.agents import describe_failure
 from fastsheng.bots import BOT_INDEX, bot_spec, is_python_bot
+from fastsheng.cards import as_codes, format_cards
 from fastsheng.errors import BotError, IllegalPlay
-from fastsheng.game import Game
+from fastsheng.game import Action, Game
 from fastsheng.rules import Rules
 
 __all__ = ["run_python_batch"]
@@ -30,44 +33,86 @@ def _bot_rng(seed: int, batch: int, seat: int) -> random.Random:
     return random.Random(int.from_bytes(ss.generate_state(4, np.uint32).tobytes(), "little"))
 
 
+def describe_action(action: object) -> str:
+    """An action as a bot error shows it: card names ("lead AS AS", "[AS, 3D]"), else its repr
+    (a value that is no card is shown as it came)."""
+    if isinstance(action, Action):
+        try:
+            return repr(f"{action.kind} {format_cards(action.cards)}".strip())
+        except (TypeError, ValueError):
+            return repr(action)
+    try:
+        return "[" + ", ".join(format_cards([c]) for c in as_codes(action)) + "]"
+    except ValueError:
+        return repr(action)
+
+
+# a bot's own failure, however it fails (sys.exit included): Ctrl-C stays the user's
+_BOT_FAILURES = (Exception, SystemExit)
+
+
 class _Seat:
-    """A Python bot at one seat of a batch."""
+    """A Python bot at one seat of a batch. Every way it can fail (its constructor, reset, act,
+    an illegal action, sys.exit) is a BotError naming it, its seat and the hand."""
 
     def __init__(self, name: str, seat: int, rng: random.Random):
         self.name = name
         self.seat = seat
         self.rng = rng
-        self.bot = make_bot(name)
+        try:
+            self.bot = make_bot(name)
+        except BotError:
+            raise
+        except _BOT_FAILURES as e:  # e.g. a module that imports in the parent, not here
+            raise BotError(
+                f"bot {name} (seat {seat}) could not be made in this process "
+                f"(pid {os.getpid()}): {describe_failure(e)}"
+            ) from e
 
-    def reset(self, rules: Rules) -> None:
+    def reset(self, rules: Rules, hand_id: int) -> None:
         reset = getattr(self.bot, "reset", None)
-        if reset is not None:
+        if reset is None:
+            return
+        try:
             reset(self.seat, rules, self.rng)
+        except _BOT_FAILURES as e:
+            raise BotError(
+                f"bot {self.name} (seat {self.seat}) raised {describe_failure(e)} in reset() "
+                f"before hand {hand_id}"
+            ) from e
 
     def act(self, game: Game, hand_id: int) -> None:
         obs = game.observation(self.seat)
         legal = game.legal_actions()
         try:
             action = self.bot.act(obs, legal)
-        except Exception as e:  # a user bot's bug: one line naming it
+        except _BOT_FAILURES as e:  # a user bot's bug: one line naming it
             raise BotError(
-                f"bot {self.name} (seat {self.seat}) raised {type(e).__name__}: {e} "
+                f"bot {self.name} (seat {self.seat}) raised {describe_failure(e)} "
                 f"in hand {hand_id} at its {game.decision} decision"
             ) from e
+        decision = game.decision
+        errors = game._core.errors
         try:
             game.apply(action)
-        except (IllegalPlay, ValueError, TypeError, IndexError) as e:
+        except (IllegalPlay, ValueError, TypeError, IndexError, AttributeError) as e:
             raise BotError(
-                f"bot {self.name} (seat {self.seat}) made an illegal action {action!r} in hand "
-                f"{hand_id} ({game.decision}): {e}"
+                f"bot {self.name} (seat {self.seat}) made an illegal action "
+                f"{describe_action(action)} in hand {hand_id} ({decision}): {e}"
             ) from e
+        if game._core.errors != errors:  # the C loop refused it: never let it play on
+            raise BotError(
+                f"bot {self.name} (seat {self.seat}) made an illegal action "
+                f"{describe_action(action)} in hand {hand_id} ({decision}) that the step API "
+                "let through (please report this fastsheng bug)"
+            )
 
 
 def _play_one(core, game_view, seats, rules: Rules) -> None:
     """Play the hand the core has just begun: C seats inside C, Python seats here."""
     game = game_view(core)
     for s in seats.values():
-        s.reset(rules)
+        s.reset(rules, core.hand_id)
     while game.phase != "done":
         seat = seats.get(game.to_act)
         if seat is None:  # cannot happen: C seats never stop the loop
