@@ -102,6 +102,11 @@ def plain_tensor(o: Observation) -> np.ndarray:
         sc[16 + k] = o.hand_sizes[s] / 33
         for e in range(5):
             sc[20 + 5 * k + e] = o.voids[s] >> e & 1
+            x[18, 5 * k + e] = o.nopairs[s] >> e & 1  # pair-voids
+    _add(x[17], o.lead_attempt)  # the trick in progress's attempted lead
+    sc[40] = o.lead_failed
+    for s in o.barred:
+        sc[41 + rel.index(s)] = 1
     return x
 
 
@@ -129,7 +134,7 @@ def test_fill_slots_checks_its_arguments():
     with pytest.raises(TypeError, match="not a slot descriptor"):
         _state.fill_slots(Observation, (1,) * len(slots), tuple(range(len(slots))))
     o = make_observation(*range(len(slots)))
-    assert o.seat == 0 and o.hand == 8 and o._world == len(slots) - 1
+    assert o.seat == 0 and o.hand == 8 and o._batch == len(slots) - 1
 
 
 def test_card_actions_are_shared_and_equal_to_fresh_ones():

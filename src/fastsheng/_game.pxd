@@ -248,6 +248,11 @@ cdef void set_search_hook(search_fn f) noexcept nogil
 cdef bint search_ready() noexcept nogil
 
 
+# The shows the rules allow `seat` now, into g.opts / g.opt_acts (how many); the deal features
+# of the hands as dealt (g.dealt) into a row. fastsheng._worlds rebuilds a world's with them.
+cdef int ask_prepare(game_t* g, int seat) noexcept nogil
+cdef void deal_features(game_t* g, hand_row_t* row) noexcept nogil
+
 # Start a hand (the deal stream and bot stream already seeded).
 cdef void hand_begin(game_t* g, int level, int dealer, int first_hand, hand_row_t* row) noexcept nogil
 # Play until an external seat must decide (1) or the hand is over (0).

@@ -36,11 +36,17 @@ from fastsheng._game cimport (
     match_row_t, trick_row_t,
 )
 from fastsheng._rng cimport rng_below, rng_split, rng_t
+from fastsheng._worlds cimport (
+    hist_parse, hist_t, kitty_known, public_scrub, world_deal, world_history,
+)
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 
 cdef enum:
     TRACE_CAP = 1 << 16      # events of one hand (many redeals of a hand 1 fit)
     MAX_TRIES = 20000        # rejection sampling attempts before the constrained fallback
     LOC_REST = 3             # sample_world: the location of unseen undealt / kitty cards
+    PUB_HEADER = 16          # public_state: magic, seat, trace length, padding
+    PUB_MAGIC = 0x46535731   # "FSW1"
 
 PHASES = {PH_DEAL: "declare", PH_CLOSE: "declare", PH_BURY: "bury", PH_CHAODI: "chaodi",
           PH_LEAD: "play", PH_FOLLOW: "play", PH_DONE: "done"}
@@ -137,19 +143,11 @@ cdef int enum_follows(const game_t* g, hand_t hand, hand_t must, hand_t* out, in
 
 
 # ---------------------------------------------------------------------------------------------
-# Worlds consistent with one seat's knowledge
+# The frozen search's worlds (fastsheng._search): voids and shown cards only, kept exactly as
+# the `search` names were published with. Game.sample_world uses fastsheng._worlds.
 
 cdef inline int eff_code(const game_t* g, int code) noexcept nogil:
     return g.t.ctx.eff[code]
-
-
-cdef bint kitty_known(const game_t* g, int seat) noexcept nogil:
-    """Does `seat` know the kitty now? Its burier does; so does a seat about to bury."""
-    if g.phase == PH_DEAL or g.phase == PH_CLOSE:
-        return False
-    if g.t.burier == seat:
-        return True
-    return g.phase == PH_BURY and g.pend_kind == DEC_BURY and g.bury_seat == seat
 
 
 cdef int sample_world(const game_t* src, game_t* dst, int seat, rng_t* rng) noexcept nogil:
@@ -357,6 +355,9 @@ cdef void write_world(const game_t* src, game_t* dst, const int* card, const int
 # ---------------------------------------------------------------------------------------------
 # Building frozen slots dataclasses fast (an Observation at every decision of a Python bot)
 
+MAX_TRIES_ = MAX_TRIES
+
+
 def fill_slots(cls, tuple slots, tuple values):
     """``cls`` with slot ``slots[i]`` (its member descriptor) set to ``values[i]``, without
     calling ``cls.__init__``: for frozen slots dataclasses whose __init__ only assigns the
@@ -480,21 +481,71 @@ cdef class GameCore:
         c._wire()
         return c
 
-    def sample_world(self, int seat, state):
-        """A copy whose hidden cards (for `seat`) are redealt; returns (core, tries)."""
+    def public_state(self, int seat):
+        """What `seat` may know, sealed: the bytes of this game with every hidden card laid out
+        canonically and every trace of the real deal removed (fastsheng._worlds.public_scrub),
+        from which ``GameCore.world`` deals consistent worlds."""
+        cdef int n = self.b.trace_len
+        cdef Py_ssize_t size = PUB_HEADER + sizeof(game_t) + sizeof(batch_t) + \
+            sizeof(hand_row_t) + n * sizeof(short)
+        cdef bytes out = PyBytes_FromStringAndSize(NULL, size)
+        cdef char* q = PyBytes_AS_STRING(out)
+        cdef game_t* p = <game_t*>(q + PUB_HEADER)
+        cdef batch_t* b = <batch_t*>(q + PUB_HEADER + sizeof(game_t))
+        cdef hand_row_t* row = <hand_row_t*>(q + PUB_HEADER + sizeof(game_t) + sizeof(batch_t))
+        cdef short* tr = <short*>(q + PUB_HEADER + sizeof(game_t) + sizeof(batch_t) +
+                                   sizeof(hand_row_t))
+        memset(q, 0, PUB_HEADER)
+        (<int*>q)[0] = PUB_MAGIC
+        (<int*>q)[1] = seat
+        (<int*>q)[2] = n
+        memcpy(p, &self.g, sizeof(game_t))
+        memcpy(b, &self.b, sizeof(batch_t))
+        memcpy(row, self.g.row, sizeof(hand_row_t))
+        memcpy(tr, self.trace, n * sizeof(short))
+        b.hands = NULL
+        b.matches = NULL
+        b.tricks = NULL
+        b.codes = NULL
+        b.trace = NULL
+        b.trace_at = NULL
+        b.t_deal = 0
+        b.t_kitty = 0
+        b.t_tricks = 0
+        public_scrub(p, row, tr, n, seat)
+        return out
+
+    @staticmethod
+    def world(bytes blob, state, int max_tries):
+        """A world dealt from a public state: (core, exact), exact when uniform."""
         cdef GameCore c = GameCore.__new__(GameCore)
+        cdef const char* q = PyBytes_AS_STRING(blob)
+        cdef Py_ssize_t base = PUB_HEADER + sizeof(game_t) + sizeof(batch_t) + sizeof(hand_row_t)
+        cdef int seat, n, k, exact
         cdef rng_t r
-        cdef int k, tries
+        cdef game_t pub
+        cdef hist_t hist
+        if len(blob) < base or (<const int*>q)[0] != PUB_MAGIC:
+            raise ValueError("not a public state of fastsheng.Game")
+        seat = (<const int*>q)[1]
+        n = (<const int*>q)[2]
+        if not 0 <= seat < 4 or not 0 <= n <= TRACE_CAP or len(blob) != base + n * sizeof(short):
+            raise ValueError("not a public state of fastsheng.Game")
         for k in range(4):
             r.s[k] = state[k]
-        memcpy(&c.b, &self.b, sizeof(batch_t))
-        memcpy(&c.master, &self.master, sizeof(rng_t))
-        memcpy(&c.row, self.g.row, sizeof(hand_row_t))
-        memcpy(c.trace, self.trace, self.b.trace_len * sizeof(short))
+        memcpy(&pub, q + PUB_HEADER, sizeof(game_t))
+        memcpy(&c.b, q + PUB_HEADER + sizeof(game_t), sizeof(batch_t))
+        memcpy(&c.row, q + PUB_HEADER + sizeof(game_t) + sizeof(batch_t), sizeof(hand_row_t))
+        memcpy(c.trace, q + base, n * sizeof(short))
+        c.b.trace_len = n
         with nogil:
-            tries = sample_world(&self.g, &c.g, seat, &r)
+            hist_parse(c.trace, n, &hist)
+            exact = world_deal(&pub, &c.g, seat, &r, max_tries, &hist)
         c._wire()
-        return c, tries
+        with nogil:
+            rng_split(&r, &c.master)
+            world_history(&c.g, seat, &r, &hist)
+        return c, bool(exact)
 
     # --- running and deciding ---
 
@@ -556,9 +607,12 @@ cdef class GameCore:
         """What fastsheng.Game.observation reads from the core, in one call (it runs at every
         decision of a Python bot): (phase, decision, to_act, level, trump (-1 while calls are
         open), standing call (seat, trump) or None, dealer, first_hand, hand, kitty or None,
-        current trick ((seat, cards), ...), defender points, hand sizes, voids, trace length)."""
+        current trick ((seat, cards), ...), defender points, hand sizes, voids, trace length,
+        pair-voids, the trick in progress's attempted lead, whether it failed, the seats barred
+        from winning it by trumping)."""
         cdef int i, s, open_calls = self.g.phase == PH_DEAL or self.g.phase == PH_CLOSE
-        cdef object standing = None, kitty = None, current = ()
+        cdef object standing = None, kitty = None, current = (), attempt = (), barred = ()
+        cdef bint failed = False
         if open_calls and 0 <= self.g.decl.seat < 4:
             standing = (self.g.decl.seat, decl_trump(&self.g.decl))
         if kitty_known(&self.g, seat):
@@ -566,6 +620,10 @@ cdef class GameCore:
         if self.g.phase == PH_FOLLOW:
             current = tuple([((self.g.leader + i) & 3, tuple(from_hand(self.g.tr.plays[i])))
                              for i in range(self.g.tr.n)])
+            attempt = tuple(from_hand(self.g.attempt))
+            failed = bool(self.g.failed)
+            barred = tuple([(self.g.tr.leader + i) & 3 for i in range(4)
+                            if (self.g.tr.barred >> i) & 1])
         done = self.g.phase == PH_DONE
         return (
             PHASES.get(self.g.phase, "declare"),
@@ -583,6 +641,10 @@ cdef class GameCore:
             tuple([hand_count(self.g.t.hands[s]) for s in range(4)]),
             tuple([self.g.t.void_mask[s] for s in range(4)]),
             self.b.trace_len,
+            tuple([self.g.t.nopair_mask[s] for s in range(4)]),
+            attempt,
+            failed,
+            barred,
         )
 
     def show_options(self):

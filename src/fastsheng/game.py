@@ -14,9 +14,10 @@ by the "done" action. Declaring is always offered whole.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -110,6 +111,51 @@ def _card_action(code: int, id: int) -> Action:
     return a
 
 
+MAX_TRIES = _state.MAX_TRIES_  # rejection proposals of sample_world before its fallback
+
+
+def rng_words(rng: Any) -> list[int]:
+    """Four 64-bit words for a world's stream from any rng a user holds: a random.Random (the
+    one the bot protocol hands a bot in reset), a numpy Generator or RandomState, an int seed
+    or None (fresh entropy)."""
+    if isinstance(rng, random.Random):
+        return [rng.getrandbits(64) for _ in range(4)]
+    if isinstance(rng, np.random.RandomState):
+        return [int(x) for x in rng.randint(0, 2**64, size=4, dtype=np.uint64)]
+    if isinstance(rng, np.random.Generator):
+        gen = rng
+    elif rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)):
+        if rng is not None and rng < 0:
+            raise ValueError(f"rng: a seed must be a non-negative int, not {rng}")
+        gen = np.random.default_rng(None if rng is None else int(rng))
+    else:
+        raise TypeError(
+            "rng must be a random.Random, a numpy Generator or RandomState, an int seed or "
+            f"None, not {type(rng).__name__}"
+        )
+    return [int(x) for x in gen.integers(0, 2**64, size=4, dtype=np.uint64)]
+
+
+def world_from_public(
+    public: bytes,
+    rules: Rules,
+    batch: int,
+    picked: Sequence[int],
+    rng: Any,
+    players: Sequence[set[str]] | None = None,
+) -> Game:
+    """A world dealt from a sealed public state (Game.sample_world, Observation.sample_world)."""
+    core, exact = _state.GameCore.world(public, rng_words(rng), MAX_TRIES)
+    g = Game.__new__(Game)
+    g.rules = rules
+    g._init(core, batch, run=False)
+    g._picked = list(picked)
+    if players is not None:
+        g._players = [set(p) for p in players]
+    g.sample_exact = exact
+    return g
+
+
 class Game:
     """A hand of 双升 stepped from Python. ``Game(rules, seed, hand_id, level)`` deals exactly
     hand `hand_id` of ``simulate_hands(rules, bots, seed, ...)`` (same `batch_size`, `level` and
@@ -117,6 +163,7 @@ class Game:
     as the simulator does."""
 
     MAX_ACTIONS = 64  # larger legal sets are offered card by card
+    sample_exact = True  # False on a world sample_world could not draw exactly uniformly
 
     def __init__(
         self,
@@ -610,6 +657,10 @@ class Game:
             hand_sizes,
             voids,
             trace_len,
+            nopairs,
+            lead_attempt,
+            lead_failed,
+            barred,
         ) = self._core.obs_state(seat)  # one call: this runs at every Python bot decision
         if trace_len > self._decoded:
             self._sync_events()
@@ -637,7 +688,13 @@ class Game:
             voids,
             self._effs() if not open_calls else (),
             self.picked if seat == to_act else (),
-            partial(self.sample_world, seat),
+            nopairs,
+            lead_attempt,
+            lead_failed,
+            barred,
+            self._core.public_state(seat),  # sealed: no reference to this game
+            self.rules,
+            self._batch,
         )
 
     def _record(self, name: str) -> tuple:
@@ -654,29 +711,29 @@ class Game:
             self._eff = tuple(self._core.effs())
         return self._eff
 
-    def sample_world(self, seat: int, rng: np.random.Generator | int | None = None) -> Game:
-        """A copy whose cards hidden from `seat` (the other hands, the kitty unless it knows it,
-        the undealt cards) are redealt consistently with ``observation(seat)``: same counts,
-        no card of a suit to a seat that showed it is void, shown and unplayed cards kept by
-        their seat. Uniform over the consistent deals (rejection sampling); when the
-        constraints are so tight that 20,000 tries fail, a constrained deal that is consistent
-        but not exactly uniform (``world.sample_exact`` is then False)."""
+    def sample_world(self, seat: int, rng: Any = None) -> Game:
+        """A game whose cards hidden from `seat` (the other hands, the kitty unless it knows it,
+        the undealt cards) are redealt consistently with everything public: same counts, voids
+        (shows-out in the trick in progress too), pair obligations, every past follow legal and
+        every throw checked with the same result, cards taken back after a failed throw kept by
+        the thrower, shown and unplayed cards kept by their seat (or in the kitty it buried).
+        Uniform over the consistent deals (rejection sampling); when the constraints are so
+        tight that ``MAX_TRIES`` proposals fail, a constrained deal that is consistent but not
+        exactly uniform (``world.sample_exact`` is then False). The world is dealt from the
+        sealed public state alone (as ``observation(seat).sample_world``): its trace, result and
+        every answer come from its own cards. `rng`: a random.Random, a numpy Generator or
+        RandomState, an int seed or None."""
         if not (isinstance(seat, (int, np.integer)) and 0 <= seat < 4):
             raise ValueError(f"seat must be 0..3, not {seat!r}")
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        state = [int(x) for x in gen.integers(0, 2**64, size=4, dtype=np.uint64)]
-        core, tries = self._core.sample_world(int(seat), state)
-        g = Game.__new__(Game)
-        g.rules = self.rules
-        g._core = core
-        g._batch = self._batch
-        g._picked = list(self._picked) if seat == self.to_act else []
-        g._copy_record(self)
-        g._bot_cache = None
-        g._offered = None
-        g._players = [set(p) for p in self._players]
-        g.sample_exact = tries > 0
-        return g
+        picked = self._picked if seat == self.to_act else []
+        return world_from_public(
+            self._core.public_state(int(seat)),
+            self.rules,
+            self._batch,
+            picked,
+            rng,
+            self._players,
+        )
 
     def trace(self) -> list[dict[str, Any]]:
         """Every event of the hand so far (the deal, calls, trump, burial, finished tricks, the

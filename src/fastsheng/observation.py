@@ -3,13 +3,14 @@
 An :class:`Observation` holds only public facts and the seat's own cards: its hand, every call
 shown, the trump and dealer once fixed, the kitty only if the seat buried it (or is burying it
 now), every trick so far and the trick in progress, the defenders' points, the voids revealed
-by the play, and whose turn it is. Two games that differ only in cards the seat cannot see give
-it equal observations (tests/test_game.py checks this with hypothesis).
+by the play (pair-voids too), the trick in progress's attempted lead and the seats barred from
+trumping it, and whose turn it is. It references nothing of the game: worlds are dealt from a
+sealed copy of the public state alone (bytes). Two games that differ only in cards the seat
+cannot see give it equal observations (tests/test_game.py checks this with hypothesis).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Any
@@ -69,16 +70,28 @@ class Observation:
     voids: tuple[int, int, int, int]  # bit e: the seat showed it is void in effective suit e
     eff: tuple[int, ...]  # effective suit of each code 0..53 (0..3 side suits, 4 trump)
     picked: tuple[int, ...]  # cards chosen so far in the card-by-card form (own turn only)
-    # private: draws a world consistent with this observation (fastsheng.agents.BuiltinBot);
-    # not part of what is compared or shown
-    _world: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
+    nopairs: tuple[int, int, int, int] = (0, 0, 0, 0)  # bit e: the seat showed it holds no pair
+    # of effective suit e (it answered a pair lead of e without all the pairs asked)
+    lead_attempt: tuple[int, ...] = ()  # the trick in progress: the cards its leader tried
+    lead_failed: bool = False  # ... and whether that throw failed (lead_attempt is then longer)
+    barred: tuple[int, ...] = ()  # seats that cannot win the trick in progress by trumping
+    # (the dealer's partner after the dealer side's failed throw, under that rule)
+    # private, sealed: the bytes of the public state (the game with every card this seat cannot
+    # see laid out canonically and the real deal's traces removed) that worlds are dealt from,
+    # the rules and the hand's batch; nothing else of the game is referenced
+    _public: bytes | None = field(default=None, compare=False, repr=False)
+    _rules: Any = field(default=None, compare=False, repr=False)
+    _batch: int = field(default=0, compare=False, repr=False)
 
     def sample_world(self, rng: Any = None) -> Any:
         """A fastsheng.Game consistent with this observation: this seat's cards and the public
-        record as they are, every hidden card redealt (Game.sample_world)."""
-        if self._world is None:
+        record as they are, every hidden card redealt (Game.sample_world). `rng`: a
+        random.Random, a numpy Generator or RandomState, an int seed or None."""
+        if self._public is None:
             raise ValueError("this observation was not made by fastsheng.Game.observation")
-        return self._world(rng)
+        from fastsheng.game import world_from_public  # game imports this module
+
+        return world_from_public(self._public, self._rules, self._batch, self.picked, rng)
 
     def void_suits(self, seat: int) -> frozenset[str]:
         """The effective suits `seat` showed it lacks ("S", "H", "C", "D", "T" = trump)."""
@@ -89,9 +102,12 @@ class Observation:
         blocks start with this seat. Planes over the 54 card codes (copies 0, 1, 2 as 0, .5, 1):
         own hand; cards played by each seat (4); the current trick's cards of each seat (4); the
         known kitty; shown and unplayed cards of each seat (4); trump cards; point cards; the
-        picked cards. Then one plane of scalars: phase one-hot (5), decision one-hot (4), dealer
-        relative seat one-hot (4), level/12, defender points/200, tricks done/25, hand sizes/33
-        (4), voids (4 x 5 bits) — zero-padded to 54."""
+        picked cards; the trick in progress's attempted lead; the pair-voids (4 x 5 bits at
+        5 * seat + suit); one reserved plane. Then one plane of scalars: phase one-hot (5),
+        decision one-hot (4), dealer relative seat one-hot (4), level/12, defender points/200,
+        tricks done/25, hand sizes/33 (4), voids (4 x 5 bits), the lead failed, the seats
+        barred from trumping (4) — zero-padded to 54. Offsets: the constants below
+        (docs/game.md)."""
         return _tensor(self)
 
 
@@ -105,7 +121,29 @@ def make_observation(*values: Any) -> Observation:
     return fill_slots(Observation, _SLOTS, values)
 
 
+# the tensor's layout (docs/game.md): planes over the 54 card codes, then the scalars' row
+PLANE_HAND = 0
+PLANE_PLAYED = 1  # 4 planes, relative seat 0 (this seat) first
+PLANE_TRICK = 5  # 4 planes: the trick in progress's cards of each seat
+PLANE_KITTY = 9
+PLANE_SHOWN = 10  # 4 planes: shown and unplayed cards of each seat
+PLANE_TRUMP = 14
+PLANE_POINTS = 15
+PLANE_PICKED = 16
+PLANE_ATTEMPT = 17  # the cards the trick in progress's leader tried (a failed throw: more)
+PLANE_NOPAIRS = 18  # not over cards: 5 * relative seat + effective suit, 1 = holds no pair
+PLANE_RESERVED = 19
 N_PLANES = 20
+SC_PHASE = 0  # 5, one-hot
+SC_DECISION = 5  # 4, one-hot
+SC_DEALER = 9  # 4, the dealer's relative seat one-hot
+SC_LEVEL = 13
+SC_POINTS = 14
+SC_TRICKS = 15
+SC_HAND_SIZES = 16  # 4
+SC_VOIDS = 20  # 4 x 5 bits
+SC_LEAD_FAILED = 40
+SC_BARRED = 41  # 4, relative seats barred from winning the trick in progress by trumping
 TENSOR_SHAPE = (N_PLANES + 1, 54)
 _PHASES = ("declare", "bury", "chaodi", "play", "done")
 _DECISIONS = ("declare", "bury", "lead", "follow")
@@ -142,13 +180,13 @@ def _past_indices(o: Observation, rel: dict[int, int]) -> list[int]:
     for s in o.shows:
         shown_left[s.seat] = list(s.cards) if len(s.cards) >= len(shown_left[s.seat]) else []
     for s, k in rel.items():
-        off = (1 + k) * 54
+        off = (PLANE_PLAYED + k) * 54
         idx.extend([off + c for c in played[s]])
         left = shown_left[s]
         for c in played[s]:
             if c in left:
                 left.remove(c)
-        off = (10 + k) * 54
+        off = (PLANE_SHOWN + k) * 54
         idx.extend([off + c for c in left])
     if len(_PAST) >= 32:
         _PAST.clear()
@@ -163,28 +201,35 @@ def _tensor(o: Observation) -> np.ndarray:
     idx = list(o.hand)
     idx.extend(_past_indices(o, rel))
     for seat, cards in o.current_trick:
-        off = (5 + rel[seat]) * 54
+        off = (PLANE_TRICK + rel[seat]) * 54
         idx.extend([off + c for c in cards])
     if o.kitty:
-        idx.extend([9 * 54 + c for c in o.kitty])
-    idx.extend([16 * 54 + c for c in o.picked])
+        idx.extend([PLANE_KITTY * 54 + c for c in o.kitty])
+    idx.extend([PLANE_PICKED * 54 + c for c in o.picked])
+    idx.extend([PLANE_ATTEMPT * 54 + c for c in o.lead_attempt])
     x = np.bincount(np.array(idx, np.intp), minlength=TENSOR_SHAPE[0] * 54).astype(np.float32)
     x *= 0.5
     x = x.reshape(TENSOR_SHAPE)
     if o.trump is not None:
-        x[14] = _trump_plane(o.eff)
-    x[15] = _POINTS
+        x[PLANE_TRUMP] = _trump_plane(o.eff)
+    x[PLANE_POINTS] = _POINTS
     sc = x[N_PLANES]
-    sc[_PHASES.index(o.phase)] = 1
+    sc[SC_PHASE + _PHASES.index(o.phase)] = 1
     if o.decision:
-        sc[5 + _DECISIONS.index(o.decision)] = 1
+        sc[SC_DECISION + _DECISIONS.index(o.decision)] = 1
     if o.dealer is not None:
-        sc[9 + (o.dealer - o.seat) % 4] = 1
-    sc[13] = o.level / 12
-    sc[14] = o.defender_points / 200
-    sc[15] = len(o.tricks) / 25
+        sc[SC_DEALER + (o.dealer - o.seat) % 4] = 1
+    sc[SC_LEVEL] = o.level / 12
+    sc[SC_POINTS] = o.defender_points / 200
+    sc[SC_TRICKS] = len(o.tricks) / 25
     for s, k in rel.items():
-        sc[16 + k] = o.hand_sizes[s] / 33
+        sc[SC_HAND_SIZES + k] = o.hand_sizes[s] / 33
         v = o.voids[s]
-        sc[20 + 5 * k : 25 + 5 * k] = [v & 1, v >> 1 & 1, v >> 2 & 1, v >> 3 & 1, v >> 4 & 1]
+        sc[SC_VOIDS + 5 * k : SC_VOIDS + 5 + 5 * k] = [v >> e & 1 for e in range(5)]
+        v = o.nopairs[s]
+        if v:
+            x[PLANE_NOPAIRS, 5 * k : 5 * k + 5] = [v >> e & 1 for e in range(5)]
+    sc[SC_LEAD_FAILED] = o.lead_failed
+    for s in o.barred:
+        sc[SC_BARRED + rel[s]] = 1
     return x

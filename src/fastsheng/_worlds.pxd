@@ -1,0 +1,45 @@
+# Worlds that honour every public fact (fastsheng._worlds): a seat's sealed public state and the
+# consistent worlds rebuilt from it. fastsheng._state fronts them for Python.
+
+from fastsheng._bitboard cimport hand_t
+from fastsheng._game cimport game_t, hand_row_t
+from fastsheng._rng cimport rng_t
+
+cdef enum:
+    HIST_TRICKS = 64         # tricks of one hand (25 at most) with room to spare
+    HIST_BURIES = 64         # burials of one hand (the dealer's and every 炒底 caller's)
+    HIST_DEALS = 256         # deals of one hand (a hand 1 nobody calls is dealt again)
+
+
+# The public record of a hand, parsed from its trace: the finished tricks, the burials and the
+# deals (trace offsets, so a world can write its own cards into them).
+cdef struct hist_t:
+    int ntricks
+    int t_leader[HIST_TRICKS]
+    hand_t t_attempt[HIST_TRICKS]
+    int t_failed[HIST_TRICKS]
+    hand_t t_plays[HIST_TRICKS][4]
+    int nbury
+    int b_seat[HIST_BURIES]
+    int b_at[HIST_BURIES]    # offset of the burial's card count
+    hand_t b_cards[HIST_BURIES]  # its cards (those not blanked)
+    int ndeal
+    int d_at[HIST_DEALS]     # offset of the deal's first seat (the 108 codes follow)
+
+
+# Does `seat` know the kitty now? Its burier does; so does a seat about to bury.
+cdef bint kitty_known(const game_t* g, int seat) noexcept nogil
+cdef void hist_parse(const short* trace, int n, hist_t* h) noexcept nogil
+# Remove from a copy of a game (its row and trace) everything `seat` cannot know: hidden cards
+# are put in a canonical order (a function of the hidden set alone), the deck positions and
+# burials it did not see become -1/255, streams and pointers are zeroed.
+cdef void public_scrub(game_t* p, hand_row_t* row, short* trace, int trace_len,
+                       int seat) noexcept nogil
+# Deal the hidden cards of the scrubbed `pub` into `dst` consistently with the whole public
+# record (see the module docstring); 1: exactly uniform, 0: the constrained fallback.
+cdef int world_deal(const game_t* pub, game_t* dst, int seat, rng_t* rng, int max_tries,
+                    const hist_t* h) noexcept nogil
+# After world_deal and wiring: the world's own history (deck, dealt hands, burials, row).
+cdef void world_history(game_t* g, int seat, rng_t* rng, const hist_t* h) noexcept nogil
+# Is the world's deal consistent with every past play (follows legal, throws checked alike)?
+cdef bint play_consistent(const game_t* g, const hand_t* hands, const hist_t* h) noexcept nogil
