@@ -127,3 +127,18 @@ def test_botref_is_a_string_that_keeps_its_name_through_pickling():
     back = pickle.loads(pickle.dumps(ref))
     assert back == NAME and isinstance(back.make(), LowCards)
     assert BotRef(LowCards, "__main__:LowCards") == "__main__:LowCards"
+
+
+def test_compare_takes_bot_objects_and_gives_their_team_view(tmp_path):
+    from fastsheng.report import compare_command
+
+    rep = compare_command(
+        bots=[[LowCards(), "expert"], "expert"],
+        n=30,
+        seed=2,
+        workers=0,
+        out=tmp_path / "c",
+        quiet=True,
+    )
+    teams = rep.table("teams").df
+    assert list(teams["X vs Y"]) == [f"{NAME} vs expert-v4"] and teams["net"].iloc[0] < 0
