@@ -234,7 +234,7 @@ def test_sim_matches_mode_writes_a_matches_table(tmp_path, capsys, fake_engine):
         (["-n", "10", "--rules", "nosuch"], ["unknown preset 'nosuch'"]),
         (["-n", "10", "--rules", "missing.toml"], ["no such rules file"]),
         (["-n", "10", "--bots", "genius"], ["unknown bot 'genius'", "random, basic, expert"]),
-        (["-n", "10", "--bots", "random,basic"], ["one bot name or four"]),
+        (["-n", "10", "--bots", "random,basic,expert"], ["one bot name, two (team 0"]),
         (["-n", "10", "--mode", "games"], ["unknown --mode 'games'"]),
         (["-n", "10", "--level", "1"], ["unknown --level '1'"]),
         (["-n", "10", "--mode", "matches", "--level", "5"], ["--level applies to --mode hands"]),
