@@ -164,7 +164,7 @@ def test_batches_cover_n_with_a_truncated_last_batch():
         ({"seed": -1}, "seed"),
         ({"mode": "games"}, "mode"),
         ({"level": "1"}, "level"),
-        ({"bots": ("random",) * 3}, "4 bots"),
+        ({"bots": ("random",) * 3}, "or four .one per seat"),
     ],
 )
 def test_spec_rejects_bad_values(kw, word):
