@@ -142,3 +142,12 @@ def test_compare_takes_bot_objects_and_gives_their_team_view(tmp_path):
     )
     teams = rep.table("teams").df
     assert list(teams["X vs Y"]) == [f"{NAME} vs expert-v4"] and teams["net"].iloc[0] < 0
+
+
+def test_the_ladder_passes_a_bot_object_through_the_resolver(tmp_path):
+    from fastsheng.ladder import LadderSpec, play_ladder
+
+    spec = LadderSpec((LowCards, "expert"), 12, 1, fs.get_rules("standard"))
+    lad = play_ladder(spec, tmp_path / "lad", workers=0, n_boot=10)
+    row = lad.pairs.iloc[0]
+    assert {row["x"], row["y"]} == {"expert", NAME} and row["deals"] == 12
