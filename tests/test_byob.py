@@ -3,6 +3,7 @@ line-ups, and a bot that cannot reach a worker process refused in one line."""
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 
@@ -151,3 +152,13 @@ def test_the_ladder_passes_a_bot_object_through_the_resolver(tmp_path):
     lad = play_ladder(spec, tmp_path / "lad", workers=0, n_boot=10)
     row = lad.pairs.iloc[0]
     assert {row["x"], row["y"]} == {"expert", NAME} and row["deals"] == 12
+
+
+def test_bot_action_says_how_a_python_bot_object_acts():
+    g = fs.Game("standard", seed=1)
+    for given in (LowCards(), LowCards, [1]):
+        with pytest.raises(ValueError, match=r"a Python bot acts itself: g\.apply\(bot\.act"):
+            g.bot_action(given)
+    mine = LowCards()
+    mine.reset(g.to_act, g.rules, random.Random(0))
+    g.apply(mine.act(g.observation(g.to_act), g.legal_actions()))  # as the message says

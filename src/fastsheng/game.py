@@ -584,6 +584,11 @@ class Game:
         kind = self._core.pending[0]
         if kind is None:
             raise IllegalPlay("the hand is over")
+        if not isinstance(name, str):  # a Python bot object keeps its own state: it acts itself
+            raise ValueError(
+                f"bot_action asks a built-in C bot; a Python bot acts itself: "
+                f"g.apply(bot.act(g.observation(g.to_act), g.legal_actions())), not {name!r}"
+            )
         bot = _C_BOTS.get(name)
         if bot is None:  # resolve once per name: this runs at every decision
             resolved = resolve_bot(name)
