@@ -162,3 +162,9 @@ def test_bot_action_says_how_a_python_bot_object_acts():
     mine = LowCards()
     mine.reset(g.to_act, g.rules, random.Random(0))
     g.apply(mine.act(g.observation(g.to_act), g.legal_actions()))  # as the message says
+
+
+def test_play_takes_two_teams_too():
+    from fastsheng.play import _bot_names
+
+    assert _bot_names("expert,basic", 0) == ["expert-v4", "basic-v1"] * 2

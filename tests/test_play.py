@@ -318,7 +318,7 @@ def test_end_of_input_quits_cleanly_without_saving(tmp_path, monkeypatch):
     "args, message",
     [
         (["--seat", "4"], "--seat must be 0..3"),
-        (["--bots", "expert,basic"], "one bot name or four"),
+        (["--bots", "expert,basic,random"], "one bot name, two (team 0"),
         (["--bots", "nobody"], "unknown bot 'nobody'"),
         (["--level", "Z"], "unknown level 'Z'"),
         (["--seed", "-1"], "--seed must be at least 0"),

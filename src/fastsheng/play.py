@@ -427,8 +427,13 @@ def _bot_names(bots: str, seat: int) -> list[str]:
     names = [b.strip() for b in split_bots(bots)]
     if len(names) == 1:
         names *= 4
+    elif len(names) == 2:  # the teams, as everywhere: seats 0/2, then 1/3
+        names *= 2
     if len(names) != 4 or not all(names):
-        raise PlayError(f"--bots takes one bot name or four (one per seat), not {bots!r}")
+        raise PlayError(
+            f"--bots takes one bot name, two (team 0 at seats 0/2, team 1 at seats 1/3) or four "
+            f"(one per seat), not {bots!r}"
+        )
     out = []
     for n in names:
         resolved = resolve_bot(n)
