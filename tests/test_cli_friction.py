@@ -97,3 +97,13 @@ def test_a_python_bot_run_gets_the_smaller_default_batch_size(tmp_path):
     c = tmp_path / "c"
     assert main(["sim", "-n", "30", "--seed", "1", "--workers", "0", "--out", str(c), "-q"]) == 0
     assert json.loads((c / "run.json").read_text())["batch_size"] == 10_000
+
+
+def test_a_rerun_with_other_options_is_told_to_give_another_out(tmp_path, capsys):
+    out = str(tmp_path / "r")
+    assert main(["sim", "-n", "20", "--seed", "1", "--workers", "0", "--out", out, "-q"]) == 0
+    capsys.readouterr()
+    assert main(["sim", "-n", "20", "--seed", "2", "--workers", "0", "--out", out, "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "disagrees with the options: seed 2 (run.json: 1)" in err
+    assert "give another --out" in err and err.count("\n") == 1

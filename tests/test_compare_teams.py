@@ -115,7 +115,7 @@ def test_compare_shows_progress_names_a_rules_file_by_its_stem_and_hints_at_out(
     assert (tmp_path / "compare-standard-vs-x" / "index.html").is_file()
     err = capsys.readouterr().err
     assert "sim: 60 hands of standard" in err  # each run's progress (a bar on a terminal)
-    with pytest.raises(DatasetError, match="disagrees.*give --out NEW"):
+    with pytest.raises(DatasetError, match="disagrees.*seed 2 .run.json: 1.*give another --out"):
         compare_command(rules=["standard", "x.toml"], n=60, seed=2, workers=0, quiet=True)
 
 

@@ -528,6 +528,10 @@ def _new_manifest(spec: RunSpec) -> dict[str, Any]:
     }
 
 
+# the folder holds another run: a rerun with other options (seed, n, ...) needs its own folder
+_OTHER_OUT = "; that folder holds a run with other options: give another --out for this one"
+
+
 def prepare(spec: RunSpec, storage: Storage, *, resume: bool, emit: EventFn) -> dict[str, Any]:
     """Create the run folder, or check it for ``--resume``; return the manifest to continue."""
     where = storage.display()
@@ -546,7 +550,9 @@ def prepare(spec: RunSpec, storage: Storage, *, resume: bool, emit: EventFn) -> 
     manifest = read_manifest(storage)
     diffs = spec.disagreements(manifest)
     if diffs:
-        raise DatasetError(f"{where}/run.json disagrees with the options: {'; '.join(diffs)}")
+        raise DatasetError(
+            f"{where}/run.json disagrees with the options: {'; '.join(diffs)}{_OTHER_OUT}"
+        )
     removed = clean_temporaries(storage)
     if removed:
         emit("note", {"message": f"removed {removed} unfinished temporary file(s)"})
@@ -640,6 +646,7 @@ def finished_run(spec: RunSpec, storage: Storage) -> RunResult | None:
     if diffs:
         raise DatasetError(
             f"{storage.display()}/run.json disagrees with the options: {'; '.join(diffs)}"
+            + _OTHER_OUT
         )
     batches = manifest.get("batches", {})
     if not manifest.get("complete") or len(batches) != spec.n_batches:
