@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -505,3 +506,49 @@ def test_share_interval_covers_on_simulator_deals(expert_random_deals, n):
     """Near 100% (expert wins ~97% of hands against random) at few deals: the t interval
     covered 0.89 at 40 deals; the bounded one covers at least 0.94 of 1,000 draws."""
     assert _share_coverage(expert_random_deals, n, 1000, 5) >= 0.94
+
+
+def test_docs_quote_the_rating_difference_of_their_own_table():
+    """docs/bots.md explains the misfit with expert-v1 vs random's model share: the exponent it
+    quotes must be the difference of the ratings in its table (it quoted 3.077 for a table whose
+    ratings differ by 3.081), and the share must be 1 / (1 + e^-d)."""
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "bots.md").read_text()
+    row = re.search(
+        r"\| `standard` \| ([+−-][\d.]+) \[.*?\| ([+−-][\d.]+) \[.*?\| ([+−-][\d.]+) \[", doc
+    )
+    v1, _, rnd = (float(v.replace("−", "-")) for v in row.groups())
+    quoted = re.search(r"model 1 / \(1 \+ e\^−([\d.]+)\) =\s+([\d.]+)%", doc)
+    d, share = float(quoted.group(1)), float(quoted.group(2))
+    assert abs(d - (v1 - rnd)) <= 0.0015, (d, v1 - rnd)
+    assert share == pytest.approx(100 / (1 + math.exp(-d)), abs=0.05)
+
+
+@pytest.mark.slow
+def test_docs_ladder_and_its_fit_reproduce(tmp_path):
+    """The docs' `standard` ladder (random, basic-v1, expert-v1, 100,000 deals, seed 2024): the
+    ratings' difference docs/bots.md quotes and the fit it reports. About 30 s of CPU (63 s wall
+    on 2 shared cores)."""
+    spec = ladder.LadderSpec(
+        ("random", "basic-v1", "expert-v1"), 100_000, 2024, get_rules("standard")
+    )
+    lad = ladder.play_ladder(spec, tmp_path, n_boot=200)
+    r = lad.ratings.set_index("bot")["rating"]
+    assert r["expert-v1"] - r["random"] == pytest.approx(3.080, abs=0.0005)
+    assert lad.fit.df == 1 and lad.fit.chi2 == pytest.approx(1152, abs=1) and not lad.fit.fits
+    z = lad.pairs.set_index(["x", "y"])["bt_z"]
+    assert z[("expert-v1", "random")] == pytest.approx(26.6, abs=0.05)
+
+
+@pytest.mark.slow
+def test_share_interval_covers_at_the_ladder_s_sizes():
+    """The share interval on expert vs random deals from the simulator (20,000 paired deals as
+    the pool, the truth its mean) at 20,000 deals (the size `fastsheng ladder` suggests) and
+    2,000: coverage at least 0.935 of 600 draws. About 4 s."""
+    a = simulate_hands("standard", ("expert", "random") * 2, 7, 20_000).to_pandas()
+    b = simulate_hands("standard", ("random", "expert") * 2, 7, 20_000).to_pandas()
+    pool = ladder.pair_outcome("expert", "random", a, b)
+    for n in (2_000, 20_000):
+        assert _share_coverage(pool, n, 600, 11) >= 0.935, n
