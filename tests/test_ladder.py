@@ -366,26 +366,23 @@ def test_cli_ladder_keeps_a_module_path_s_case(capsys, tmp_path, monkeypatch):
     assert pd.read_csv(out / "pairs.csv")["deals"].tolist() == [6]
 
 
-def test_bot_objects_pass_through_the_ladder_untouched(monkeypatch):
-    """A bot class goes to the runner as itself, filed under its module:Class (the shared
-    resolver accepting objects is bots.py's business: stood in for here)."""
+def test_bot_objects_and_classes_play_in_the_ladder(tmp_path):
+    """A bot class, and an object, go to the runner as themselves (the shared resolver makes
+    them BotRefs), filed under their module:Class."""
     import sys
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from userbots.simple import LowCards
+    from userbots.simple import AsExpert, LowCards
 
-    real = ladder.resolve_bot_name
-    monkeypatch.setattr(
-        ladder, "resolve_bot_name", lambda b: b if not isinstance(b, str) else real(b)
-    )
-    spec = ladder.LadderSpec((LowCards, "expert"), 10, 1, get_rules("standard"))
+    spec = ladder.LadderSpec((LowCards, AsExpert(), "expert"), 6, 1, get_rules("standard"))
     assert spec.bots[0] is LowCards
-    assert spec.labels == ("userbots.simple:LowCards", "expert")
-    assert spec.pairs[0][0] is LowCards  # what play_ladder hands the runner (RunSpec's bots)
-    assert (
-        ladder.run_path(Path("o"), LowCards, "expert").name == "userbots.simple_LowCards_vs_expert"
-    )
+    assert spec.labels == ("userbots.simple:LowCards", "userbots.simple:AsExpert", "expert")
+    assert ladder.run_path(Path("o"), LowCards, "x").name == "userbots.simple_LowCards_vs_x"
+    lad = ladder.play_ladder(spec, tmp_path, workers=0, n_boot=20)
+    assert set(lad.pairs["x"]) | set(lad.pairs["y"]) == set(spec.labels)
+    played = json.loads((ladder.run_path(tmp_path, LowCards, "expert") / "run.json").read_text())
+    assert played["bots"][0] == "userbots.simple:LowCards"
 
 
 def test_cli_ladder_of_one_deal_says_n_a_and_why(capsys, tmp_path):
