@@ -460,7 +460,7 @@ class BTFit:
             f"largest |z| {self.max_abs_z:.1f}{worst}"
         )
         if self.fits:
-            return head + ": consistent with the model"
+            return head + ": no misfit detected at this number of deals"
         return (
             head + ": the model does not fit these pairs; the pair table is the measurement, "
             "the ratings only a summary"
