@@ -549,3 +549,26 @@ def test_share_interval_covers_at_the_ladder_s_sizes():
     pool = ladder.pair_outcome("expert", "random", a, b)
     for n in (2_000, 20_000):
         assert _share_coverage(pool, n, 600, 11) >= 0.935, n
+
+
+@pytest.mark.slow
+def test_rating_interval_covers_on_simulator_deals():
+    """The ratings' bootstrap interval, on deals of random, basic and expert from the simulator
+    (5,000 paired deals per pair as the pool; the truth is the pool's rating), at 2,000 deals
+    drawn jointly for all pairs as the ladder plays them: each bot's interval covers its truth
+    in at least 88% of 50 ladders (95% nominal; 150 correlated intervals). About 60 s."""
+    bots = ["random", "basic", "expert"]
+    pool = []
+    for x, y in itertools.combinations(bots, 2):
+        a = simulate_hands("standard", (x, y) * 2, 5, 5000).to_pandas()
+        b = simulate_hands("standard", (y, x) * 2, 5, 5000).to_pandas()
+        pool.append(ladder.pair_outcome(x, y, a, b))
+    truth = ladder.bt_ratings(bots, pool, n_boot=2).set_index("bot")["rating"]
+    rng = np.random.default_rng(np.random.SeedSequence(23))
+    hits = []
+    for _ in range(50):
+        idx = rng.integers(0, 5000, 2000)
+        sub = [ladder.PairOutcome(o.x, o.y, o.net[idx], o.wins[idx]) for o in pool]
+        r = ladder.bt_ratings(bots, sub, n_boot=200).set_index("bot")
+        hits += [r.loc[b, "rating_lo"] <= truth[b] <= r.loc[b, "rating_hi"] for b in bots]
+    assert np.mean(hits) >= 0.88
