@@ -307,3 +307,45 @@ def test_an_all_zero_mean_is_bounded_in_the_metric_s_steps():
     hands["kitty_points_buried"] = 0
     row = realism.realism_panel(hands, STANDARD).set_index("key").loc["kitty_points_buried"]
     assert row["hi"] == pytest.approx(5 * 3.689 / 4, rel=1e-3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules, hands", [("standard", 200_000), ("renda", 20_000)])
+def test_calibration_covers_at_the_documented_sizes(rules, hands):
+    """Failures drawn from expert's own estimates (true ratio 1) at docs/bots.md's 200,000
+    hands under `standard` (about 70 expected failures) and at the panel's 20,000 under
+    `renda` (about 600): coverage at least 0.95 of 1,000 draws. About 13 s and 1 s."""
+    from fastsheng.hands import simulate_hands
+
+    h = simulate_hands(rules, "expert", 2026, hands, level="random").to_pandas()
+    live = h["throw_risk"].to_numpy(np.float64)
+    live = live[live > 0]
+    rng = np.random.default_rng(np.random.SeedSequence(17, spawn_key=(hands,)))
+    covered = []
+    for _ in range(10):
+        draws = rng.random((100, live.size)) < np.minimum(live, 1.0)
+        covered += [realism.calibration(d.astype(float), live).covers(1.0) for d in draws]
+    assert np.mean(covered) >= 0.95
+
+
+def test_report_realism_section_is_cluster_robust_in_matches_mode(tmp_path):
+    """The section's note promises cluster-robust intervals with the match as the cluster in
+    matches mode; it used the i.i.d. ones. About 3 s."""
+    from fastsheng.report.metrics import clustered
+    from fastsheng.report.runs import load_run
+    from fastsheng.report.single import compute_report
+    from fastsheng.runner import RunSpec, run
+
+    spec = RunSpec(rules=STANDARD, bots=("basic",) * 4, seed=3, n=20, batch_size=10, mode="matches")
+    run(spec, str(tmp_path / "m"), workers=0)
+    loaded = load_run(tmp_path / "m")
+    rep = compute_report(loaded, figures=False)
+    t = rep.table("realism")
+    assert "cluster-robust" in t.note
+    df = t.df.set_index("key")
+    assert set(df.loc[df["n"] > 0, "interval"]) == {"cluster-robust, matches as clusters"}
+    h = loaded.hands
+    dealer_won = h["winner"].astype(str).to_numpy() == "dealer"
+    e = clustered(dealer_won.astype(float), None, h["match_id"].to_numpy())
+    assert df.loc["dealer_won", "estimate"] == pytest.approx(e.estimate)
+    assert df.loc["dealer_won", "estimate_lo"] == pytest.approx(e.lo)

@@ -88,8 +88,8 @@ def resolve_bot_name(name: str) -> str:
 def bot_label(bot: Any) -> str:
     """The name a bot is shown and filed under: a name as given; a bot class or object by its
     ``module:Class`` (or its ``name`` attribute, when it has one)."""
-    if isinstance(bot, str):
-        return bot.strip()
+    if isinstance(bot, str):  # a name, or a BotRef whose text is its module:Class
+        return str(bot).strip()
     name = getattr(bot, "name", None)
     if isinstance(name, str) and name:
         return name
@@ -132,7 +132,8 @@ class LadderSpec:
     merged: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        bots = tuple(b.strip() if isinstance(b, str) else b for b in self.bots)
+        # plain names trimmed; a bot object, class or BotRef (a str carrying one) as given
+        bots = tuple(b.strip() if type(b) is str else b for b in self.bots)
         labels = [bot_label(b) for b in bots]
         dup = sorted({b for b in labels if labels.count(b) > 1})
         if dup:
@@ -459,7 +460,7 @@ class BTFit:
             f"largest |z| {self.max_abs_z:.1f}{worst}"
         )
         if self.fits:
-            return head + ": consistent with the model"
+            return head + ": no misfit detected at this number of deals"
         return (
             head + ": the model does not fit these pairs; the pair table is the measurement, "
             "the ratings only a summary"

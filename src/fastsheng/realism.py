@@ -185,7 +185,10 @@ def realism_panel(
         return _row(key, stats.wilson(int(np.count_nonzero(flags)), n, CONF))
 
     def mean(key: str, x: np.ndarray) -> dict[str, Any]:
-        return _row(key, stats.mean_t(x, CONF, step=STEPS[key]))
+        e = stats.mean_t(x, CONF, step=STEPS[key])
+        if e.method.startswith("exact"):  # all 0: the bound is exact, "no variation" is no flaw
+            e = stats.Estimate(e.estimate, e.lo, e.hi, e.n, e.conf, e.method, "")
+        return _row(key, e)
 
     throws = h["throws"].to_numpy(np.float64)
     failed = h["failed_throws"].to_numpy(np.float64)
@@ -245,7 +248,7 @@ def panel_table(panels: dict[str, pd.DataFrame]) -> pd.DataFrame:
         cells = dict(zip(panel["key"], [_cell(r) for _, r in panel.iterrows()], strict=True))
         out[name] = [cells.get(k, "n/a") for k in first["key"]]
         for key, warning in zip(panel["key"], panel["warning"], strict=True):
-            if warning and key in warnings:
+            if warning and key in warnings and cells[key] != "n/a":
                 warnings[key].append(f"{name}: {warning}")
     out["warning"] = ["; ".join(warnings[k]) for k in first["key"]]
     return out

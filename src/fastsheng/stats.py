@@ -384,7 +384,9 @@ def paired_diff(a, b, conf: float = 0.95, power: float = 0.8) -> PairedDiff:
 def ratio_cluster(num, den, conf: float = 0.95) -> Estimate:
     """Ratio of sums ``sum(num) / sum(den)`` (e.g. failed throws per throw, pooled over hands)
     with the cluster-robust delta-method interval: the units (hands) are independent, the events
-    inside one unit need not be. ``n`` of the result is ``sum(den)``."""
+    inside one unit need not be. When ``num`` counts events among ``den`` trials (whole, 0 <=
+    num <= den) and that interval leaves [0, 1] (a few events), the Wilson interval at the
+    effective number of trials instead. ``n`` of the result is ``sum(den)``."""
     num = np.asarray(num, dtype=np.float64).ravel()
     den = np.asarray(den, dtype=np.float64).ravel()
     k = num.size
@@ -404,6 +406,13 @@ def ratio_cluster(num, den, conf: float = 0.95) -> Estimate:
     resid = num - r * den
     se = math.sqrt(float(resid @ resid) / (k - 1) / k) / (total / k)
     h = z_value(conf) * se
+    if whole and se > 0 and (r - h < 0 or r + h > 1):
+        # a share of trials (failed throws of the throws) whose normal interval leaves [0, 1]
+        # (it went below 0 with 2 failures in 8,000 throws): the Wilson interval at the
+        # effective number of trials r (1 - r) / se^2 keeps the cluster variance, inside [0, 1]
+        n_eff = r * (1.0 - r) / (se * se)
+        _, lo, hi = _wilson_arrays(np.float64(r * n_eff), np.float64(n_eff), z_value(conf))
+        return Estimate(r, float(lo), float(hi), int(round(total)), conf, "ratio (cluster, wilson)")
     return Estimate(r, r - h, r + h, int(round(total)), conf, "ratio (cluster)")
 
 
