@@ -55,7 +55,8 @@ def test_a_bots_exception_names_the_bot_seat_hand_and_decision():
 
 def test_an_illegal_action_names_the_action_and_the_rule():
     card = r"(10|[2-9JQKA])[SHCD]"  # card names, not codes
-    with pytest.raises(BotError, match=rf"seat 2.*illegal action \[{card}, {card}\].*one effective"):
+    pattern = rf"seat 2.*illegal action \[{card}, {card}\].*one effective"
+    with pytest.raises(BotError, match=pattern):
         simulate_hands("standard", ["expert", "expert", "userbots.simple:Cheats", "expert"], 3, 40)
 
 

@@ -35,8 +35,8 @@ def test_unknown_bot_is_named():
         H.play_batch("standard", "genius", 1, 0, 10)
     with pytest.raises(ValueError, match="'nobody'"):
         H.simulate_hands("standard", ("basic", "basic", "nobody", "basic"), 1, 10)
-    with pytest.raises(ValueError):
-        H.simulate_hands("standard", ("basic", "basic"), 1, 10)
+    with pytest.raises(ValueError, match="got 3"):  # one, two (the teams) or four names
+        H.simulate_hands("standard", ("basic", "basic", "basic"), 1, 10)
 
 
 def test_bad_arguments():
