@@ -73,3 +73,12 @@ def test_a_bot_against_itself_nets_zero_and_a_random_policy_loses():
     assert np.all(same["per_deal_net"] == 0) and same["won"] == 0.5
     r = fs.evaluate(RandomBot(), 5, seed=2)  # an object works as well as a class
     assert r["net"] < 0 and r["won"] < 0.5
+
+
+def test_an_evaluation_too_small_for_an_interval_says_n_a_not_nan():
+    """One deal gives no interval: the text says n/a (the ladder's pair row holds NaN ends)."""
+    import fastsheng as fs
+    from fastsheng.evaluation import evaluation_text
+
+    text = evaluation_text(fs.evaluate("basic", n=1))
+    assert "[n/a]" in text and "nan" not in text.lower()

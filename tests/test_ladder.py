@@ -572,3 +572,14 @@ def test_rating_interval_covers_on_simulator_deals():
         r = ladder.bt_ratings(bots, sub, n_boot=200).set_index("bot")
         hits += [r.loc[b, "rating_lo"] <= truth[b] <= r.loc[b, "rating_hi"] for b in bots]
     assert np.mean(hits) >= 0.88
+
+
+def test_a_ladder_with_a_python_bot_gets_sims_smaller_batches():
+    """The ladder's default batch size is sim's for the line-up: one batch of 10,000 hands of a
+    slow Python bot would sit on one worker (issue 17's friction)."""
+    from fastsheng.ladder import _default_batch_size
+    from fastsheng.runner import DEFAULT_BATCH_SIZE, PYTHON_BATCH_SIZE
+
+    assert _default_batch_size(["random", "expert"]) == DEFAULT_BATCH_SIZE["hands"]
+    python = _default_batch_size(["expert", "userbots.simple:LowCards"])
+    assert python == PYTHON_BATCH_SIZE["hands"] < DEFAULT_BATCH_SIZE["hands"]

@@ -810,8 +810,13 @@ def ladder_cmd(
     ] = None,
     level: Annotated[str, typer.Option("--level", help="Level of every hand, or random.")] = "2",
     batch_size: Annotated[
-        str, typer.Option("--batch-size", help="Hands per batch (part of the deals' seeding).")
-    ] = "10000",
+        str | None,
+        typer.Option(
+            "--batch-size",
+            help="Hands per batch (part of the deals' seeding; default 10000, 1000 with a"
+            " Python bot).",
+        ),
+    ] = None,
     max_deals: Annotated[
         str | None,
         typer.Option("--max-deals", help="Slow bots: BOT=N, their pairs play the first N deals."),
@@ -842,7 +847,9 @@ def ladder_cmd(
         seed=None if seed is None else parse_count(seed, "--seed", minimum=0),
         rules=rules,
         level=level,
-        batch_size=parse_count(batch_size, "--batch-size", maximum=MAX_BATCH_SIZE["hands"]),
+        batch_size=None
+        if batch_size is None
+        else parse_count(batch_size, "--batch-size", maximum=MAX_BATCH_SIZE["hands"]),
         max_deals=max_deals,
         workers=workers,
         out=out,

@@ -13,6 +13,7 @@ are those of ``fastsheng compare --bots BOT,OPPONENT --seed SEED``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 __all__ = ["evaluate", "evaluation_text"]
@@ -55,10 +56,16 @@ def evaluate(
 
 def evaluation_text(r: dict[str, Any], rules: str = "standard") -> str:
     """The result in three lines (a fourth with the interval's caution, if any)."""
+    def interval(lo: float, hi: float, spec: str) -> str:
+        # too few deals (or no variation) give no interval: say so rather than print nan
+        if math.isnan(lo) or math.isnan(hi):
+            return "[n/a]"
+        return f"[{lo:{spec}}, {hi:{spec}}]"
+
     lines = [
         f"{r['x']} vs {r['y']}, {rules}, {r['deals']:,} paired deals ({2 * r['deals']:,} hands):",
-        f"  net levels / hand  {r['net']:+.3f}  95% [{r['net_lo']:+.3f}, {r['net_hi']:+.3f}]",
-        f"  hands won          {r['won']:.1%}  95% [{r['won_lo']:.1%}, {r['won_hi']:.1%}]",
+        f"  net levels / hand  {r['net']:+.3f}  95% {interval(r['net_lo'], r['net_hi'], '+.3f')}",
+        f"  hands won          {r['won']:.1%}  95% {interval(r['won_lo'], r['won_hi'], '.1%')}",
     ]
     if r["warning"]:
         lines.append(f"  caution: {r['warning']}")

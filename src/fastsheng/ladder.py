@@ -775,7 +775,7 @@ def ladder_command(
     seed: int | None = None,
     rules: str | None = None,
     level: str = "2",
-    batch_size: int = 10_000,
+    batch_size: int | None = None,
     max_deals: str | None = None,
     workers: int | None = None,
     out: str | None = None,
@@ -800,12 +800,14 @@ def ladder_command(
     seed = secrets.randbelow(2**32) if seed is None else seed
     the_rules = rules_from_spec(rules) if rules else get_rules("standard")
     caps = _parse_max_deals(max_deals) if max_deals else ()
+    if batch_size is None:  # sim's choice: smaller batches when a seat is a (slow) Python bot
+        batch_size = _default_batch_size(names)
     spec = LadderSpec(tuple(names), n, seed, the_rules, level, batch_size, caps)
     where = Path(out) if out else Path("runs") / f"ladder-{_safe(the_rules.name)}-{n}-s{seed}"
     command = (
         f"fastsheng ladder --bots {','.join(spec.labels)} -n {n} --seed {seed} "
         f"--rules {rules or 'standard'} --level {level}"
-        + (f" --batch-size {batch_size}" if batch_size != 10_000 else "")
+        + (f" --batch-size {batch_size}" if batch_size != _default_batch_size(names) else "")
         + (f" --max-deals {max_deals}" if max_deals else "")
     )
     reporter = progress.make_reporter(quiet=quiet)
@@ -829,3 +831,12 @@ def ladder_command(
     if not quiet:
         print(f"wrote {', '.join(str(f) for f in files)}")
     return 0
+
+
+def _default_batch_size(names: Any) -> int:
+    """The batch size ``fastsheng sim`` gives a line-up holding any of these bots."""
+    from fastsheng.bots import is_python_bot, resolve_bot
+    from fastsheng.runner import DEFAULT_BATCH_SIZE, PYTHON_BATCH_SIZE
+
+    python = any(is_python_bot(resolve_bot(b)) for b in names)
+    return (PYTHON_BATCH_SIZE if python else DEFAULT_BATCH_SIZE)["hands"]
