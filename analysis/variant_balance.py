@@ -5,13 +5,15 @@ Question: with rules B instead of rules A (default: `super` vs `standard`), how 
 often does the dealer side win a hand, how many more levels does it gain, and how big a
 difference could this study have detected?
 
-Method: common random numbers. Both variants are simulated with the same seed, n and batch size,
-so hand i is dealt the same cards under A and B (the simulator seeds batch b from
-SeedSequence(seed, spawn_key=(b,)) and deals first). Every per-hand metric is then compared
-hand by hand: the mean paired difference A - B with a paired Student t 95% interval
-(fastsheng.stats.paired_diff), and the minimum detectable effect (80% power, 5% level) at this n.
-Pairing removes the deal-to-deal variance that two independent runs would carry, so the same n
-detects much smaller differences (the printout shows the unpaired MDE for comparison).
+Method: common random numbers, through the sweep API. `fastsheng.sweep` plays B as the baseline
+and A as its one variant with the same seed, n and batch size, so hand i is dealt the same cards
+under A and B (the simulator seeds batch b from SeedSequence(seed, spawn_key=(b,)) and deals
+first); `fastsheng.studies.paired_effects` compares every per-hand metric hand by hand: the mean
+paired difference A - B with a paired Student t 95% interval (one variant: nothing to adjust;
+control variates off, so the figures are the plain paired ones), and the minimum detectable
+effect (80% power, 5% level) at this n. Pairing removes the deal-to-deal variance that two
+independent runs would carry, so the same n detects much smaller differences (the printout shows
+the unpaired MDE for comparison).
 
 It also prints which rule switches differ and the deal check. docs/analysis.md quotes this output
 (python analysis/variant_balance.py, defaults) and tests/test_report.py checks the quote.
@@ -26,16 +28,21 @@ import math
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
+import fastsheng as fs
 from fastsheng import stats
 from fastsheng.numfmt import fmt_p
-from fastsheng.report import canonical_hands, deal_check, load_run
+from fastsheng.report import deal_check, load_run
+from fastsheng.studies import paired_effects
 
-
-def hands(run: Path) -> pd.DataFrame:
-    return canonical_hands(pd.read_parquet(run / "hands")).sort_values("hand_id")
+METRICS = {
+    "dealer side wins the hand": "dealer_won",
+    "levels gained by the dealer side": "dealer_gain",
+    "levels gained by the defenders": "defender_gain",
+    "defenders' total": "defenders_total",
+    "kitty captured": "kitty_captured",
+}
 
 
 def setup_lines(run_a: Path, run_b: Path) -> list[str]:
@@ -43,8 +50,9 @@ def setup_lines(run_a: Path, run_b: Path) -> list[str]:
     same dealer (the report's deal check)."""
     ra, rb = load_run(run_a), load_run(run_b)
     rules_a, rules_b = ra.manifest.get("rules") or {}, rb.manifest.get("rules") or {}
-    switches = sorted(k for k in set(rules_a) | set(rules_b) if k != "name" and
-                      rules_a.get(k) != rules_b.get(k))  # fmt: skip
+    switches = sorted(
+        k for k in set(rules_a) | set(rules_b) if k != "name" and rules_a.get(k) != rules_b.get(k)
+    )
     a, b = ra.hands.merge(rb.hands[["hand_id"]]), rb.hands.merge(ra.hands[["hand_id"]])
     deal = deal_check(a, b)
     return [
@@ -59,48 +67,47 @@ def main(
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) == 2:
         run_a, run_b = Path(argv[0]), Path(argv[1])
-    else:
-        from fastsheng.report import simulate_run
-
-        run_a, run_b = (
-            simulate_run(
-                out / f"analysis-balance-{r}", rules=r, bots=None, n=n, seed=11, workers=workers
-            )
-            for r in ("standard", "super")
+    else:  # B = super is the sweep's baseline, A = standard its variant: A - B = the effect
+        where = out / "analysis-balance"
+        fs.sweep(
+            "super",
+            variants=["standard"],
+            metrics=list(METRICS.values()),
+            n=n,
+            seed=11,
+            out=where,
+            workers=workers,
+            controls=False,
+            figures=False,
         )
-    a, b = hands(run_a), hands(run_b)
-    a, b = a.merge(b[["hand_id"]], on="hand_id"), b.merge(a[["hand_id"]], on="hand_id")
-    metrics = {
-        "dealer side wins the hand": lambda h: h["dealer_won"].astype(float),
-        "levels gained by the dealer side": lambda h: np.maximum(h["signed_change"], 0),
-        "levels gained by the defenders": lambda h: np.maximum(-h["signed_change"], 0),
-        "defenders' total": lambda h: h["defenders_total"].astype(float),
-        "kitty captured": lambda h: h["kitty_captured"].astype(float),
-    }
+        run_a, run_b = where / "runs" / "standard", where / "runs" / "baseline=super"
+    effects = paired_effects(run_b, [run_a], metrics=list(METRICS.values()), controls=False)
     rows = []
-    for name, f in metrics.items():
-        xa, xb = np.asarray(f(a), float), np.asarray(f(b), float)
-        d = stats.paired_diff(xa, xb)
-        unpaired = stats.mde(math.sqrt(xa.var(ddof=1) + xb.var(ddof=1)), d.n)
+    for name, key in METRICS.items():
+        e = effects[key].iloc[0]
+        paired = stats.mde(e["sd_diff"], e["n"]) if e["sd_diff"] > 0 else float("nan")
+        sd_a = e["sd_variant"]
+        sd_b = e["sd_baseline"]
+        unpaired = stats.mde(math.sqrt(sd_a**2 + sd_b**2), e["n"])
         rows.append(
             {
                 "metric": name,
-                "A": d.mean_a,
-                "B": d.mean_b,
-                "A - B": d.diff,
-                "lo95": d.ci.lo,
-                "hi95": d.ci.hi,
-                "p": fmt_p(d.p_value),
-                "MDE paired": d.mde,
+                "A": e["mean_variant"],
+                "B": e["mean_baseline"],
+                "A - B": e["diff"],
+                "lo95": e["diff_lo"],
+                "hi95": e["diff_hi"],
+                "p": fmt_p(e["p_value"]),
+                "MDE paired": paired,
                 "MDE if unpaired": unpaired,
                 # independent runs need (unpaired MDE / paired MDE)^2 times more hands
-                "variance ratio": (unpaired / d.mde) ** 2 if d.mde > 0 else float("nan"),
+                "variance ratio": (unpaired / paired) ** 2 if paired > 0 else float("nan"),
             }
         )
     table = pd.DataFrame(rows)
     print(f"A = {run_a}\nB = {run_b}")
     print("\n".join(setup_lines(run_a, run_b)))
-    print(f"{len(a):,} paired hands\n")
+    print(f"{int(effects['dealer_won']['n'].iloc[0]):,} paired hands\n")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     print(
         "\nResult: a difference is established when its interval excludes 0; a difference "

@@ -16,7 +16,7 @@ deal control variates. One concept per module:
 
 from __future__ import annotations
 
-from fastsheng.studies.sweep import sweep
+from fastsheng.studies.sweep import paired_effects, sweep
 from fastsheng.studies.variants import SweepError, Variant, build_variants
 
-__all__ = ["sweep", "SweepError", "Variant", "build_variants"]
+__all__ = ["sweep", "paired_effects", "SweepError", "Variant", "build_variants"]

@@ -146,6 +146,8 @@ def effect_table(
             "std_diff_lo": e.lo / s,
             "std_diff_hi": e.hi / s,
             "sd_diff": float(d.std(ddof=1)) if d.size > 1 else math.nan,
+            "sd_baseline": float(xb.std(ddof=1)) if d.size > 1 else math.nan,
+            "sd_variant": float(xv.std(ddof=1)) if d.size > 1 else math.nan,
             "variance_reduction": 1.0 - e.var_ratio,
             "pairs_differing": int(np.count_nonzero(d)),
             "interval": f"{e.method}, Bonferroni over {k} ({conf:.4%} each)",

@@ -49,7 +49,7 @@ from fastsheng.studies.precision import PRECISION_TEXT, pilot_size, planned_n
 from fastsheng.studies.robustness import FLIP, ROBUSTNESS_TEXT
 from fastsheng.studies.variants import SweepError, Variant, build_variants
 
-__all__ = ["sweep", "RunPlan", "DEFAULT_CHECK_N", "DEAL_COLUMNS", "same_deals"]
+__all__ = ["sweep", "paired_effects", "RunPlan", "DEFAULT_CHECK_N", "DEAL_COLUMNS", "same_deals"]
 
 DEFAULT_CHECK_N = 10_000
 DEAL_COLUMNS = ("dealer", "first_seat", "kitty_points_dealt") + tuple(
@@ -589,3 +589,42 @@ def _points(base, vs, df, key) -> pd.DataFrame:
             {"value": bv, "estimate": mb, "lo": mb, "hi": mb, "group": "", "baseline": True}
         )
     return pd.DataFrame(rows)
+
+
+def paired_effects(
+    baseline: str | os.PathLike[str],
+    variants: Sequence[str | os.PathLike[str]],
+    *,
+    metrics: Sequence[str] = (),
+    controls: bool | None = None,
+    labels: Sequence[str] = (),
+) -> dict[str, pd.DataFrame]:
+    """The sweep's effect tables (metric key -> one row per variant) for existing run folders
+    made with one seed, n and batch size: each variant run against the ``baseline`` run."""
+    base_run = load_run(baseline)
+    runs = [load_run(v) for v in variants]
+    for r in runs:
+        if len(r.hands) != len(base_run.hands) or same_deals(base_run.hands, r.hands) < 1.0:
+            raise SweepError(
+                f"{r.path} and {base_run.path} do not deal the same cards to every hand; a "
+                "sweep pairs runs of one seed, n and batch size"
+            )
+    ms = pick_metrics(metrics)
+    hands = _canonical([base_run, *runs])
+    check_available(ms, hands[0])
+    x = _controls_x(base_run.hands, controls)
+    names = list(labels) or [Path(r.path).name for r in runs]
+    pairs = [
+        (Variant(label, r.rules), h) for label, r, h in zip(names, runs, hands[1:], strict=True)
+    ]
+    return {
+        m.key: effect_table(
+            m,
+            hands[0],
+            pairs,
+            _x_for(x, m.key, controls, True),
+            None,
+            _x_for(x, m.key, controls, False),
+        )
+        for m in ms
+    }
