@@ -6,22 +6,26 @@ its sign and its size when the bots get stronger (random, basic-v1, expert-v1, e
 `search` on a subsample when it exists)? A conclusion that flips with bot strength is a
 statement about the bots, not about the rules, and is reported as such.
 
-Method: for every line-up (the bot at all four seats) and every rule variant, one run of n hands
-with the same seed, batch size and random levels, so hand i is dealt the same cards in every
-run (the cards' random stream depends on neither rules nor bots). Per line-up, each comparison
-A - B is a paired difference over the same deals (fastsheng.stats.paired_diff: the t interval
-of the per-hand differences). Whether the size changes between two line-ups is itself a paired
-question over the same deals: the per-hand difference of differences (A - B under one line-up
-minus A - B under the other), with its own paired interval. Metrics: the dealer side's win rate
-and its net levels per hand (levels it gains minus levels the defenders gain), and the
-defenders' total points (which moves with the kitty multiplier even when no side flips).
+Method: one `fastsheng.sweep` per line-up (the bot at all four seats): standard as the baseline
+and the four variants, n hands each with the same seed, batch size and random levels, so hand i
+is dealt the same cards in every run of every line-up (the cards' random stream depends on
+neither rules nor bots). Per line-up, each comparison A - B (standard - variant, the sweep's
+effect with its sign turned) is a paired difference over the same deals: the t interval of the
+per-hand differences, 95% each (adjust=False: the verdicts below make their own family, and the
+published table replays), control variates off. Whether the size changes between two
+line-ups is itself a paired question over the same deals: the per-hand difference of
+differences (A - B under one line-up minus A - B under the other), with its own paired interval.
+Metrics: the dealer side's win rate and its net levels per hand (levels it gains minus levels
+the defenders gain), and the defenders' total points (which moves with the kitty multiplier
+even when no side flips).
 
 Verdicts: "FLIPS" when one line-up's interval is above 0 and another's below; "holds" when the
 sign is the same wherever the interval excludes 0; "size changes" when the difference of
 differences between two line-ups excludes 0.
 
 Run: python analysis/rules_across_bots.py [N] [OUT]   (default 50,000 hands per run, `search`
-     on a fiftieth; runs are kept in OUT, default runs/analysis-rules-across-bots, and reused)
+     on a fiftieth; each line-up's sweep is kept in OUT/<bot>, default
+     runs/analysis-rules-across-bots, and reused)
 """
 
 from __future__ import annotations
@@ -31,9 +35,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
+import fastsheng as fs
 from fastsheng import stats
+from fastsheng.report import metrics as fs_metrics
 from fastsheng.rules import get_rules
 
 SEED = 909
@@ -47,11 +52,13 @@ VARIANTS = {
     "no throw penalty": STANDARD.replace(throw_penalty="none", name="standard-no-penalty"),
 }
 COMPARISONS = [("standard", b) for b in VARIANTS if b != "standard"]
+# metric -> its key in the report's registry (fastsheng.report.metrics)
 METRICS = {
-    "dealer side wins": lambda h: h["dealer_won"].astype(float),
-    "dealer side net levels": lambda h: h["signed"].astype(float),
-    "defenders' total": lambda h: h["defenders_total"].astype(float),
+    "dealer side wins": "dealer_won",
+    "dealer side net levels": "signed_change",
+    "defenders' total": "defenders_total",
 }
+METRICS_BY_KEY = {k: fs_metrics.METRICS[k] for k in METRICS.values()}
 # weakest first: random, every frozen version in order (basic-v1, expert-v1, expert-v2, ...),
 # then the current names and `search`; an alias of a bot already listed is skipped
 WANTED = ("random", "versions", "basic", "expert", "search")
@@ -84,28 +91,38 @@ def _resolved(name: str) -> str:
     return resolve_bot_name(name)
 
 
-def play(where: Path, bot: str, variant: str, n: int, workers=None, batch_fn=None) -> pd.DataFrame:
-    """One run (reused when it is already there): per hand, whether the dealer side won and its
-    net levels, in hand_id order."""
-    from fastsheng.runner import RunSpec, run
+def sweep_lineup(where: Path, bot: str, n: int, workers=None, batch_fn=None):
+    """One sweep of the variants with ``bot`` at every seat (its runs reused when there):
+    the sweep's report and, per variant, its per-hand metric values in hand_id order."""
+    from fastsheng.report.columns import canonical_hands
+    from fastsheng.report.runs import load_run
 
-    spec = RunSpec(
-        rules=VARIANTS[variant],
-        bots=(bot,) * 4,
-        seed=SEED,
+    variants = [r for name, r in VARIANTS.items() if name != "standard"]
+    out = where / bot
+    rep = fs.sweep(
+        STANDARD,
+        variants=variants,
+        bots=[bot],
         n=n,
+        seed=SEED,
         batch_size=min(n, 10_000),
         level="random",
+        metrics=list(METRICS.values()),
+        controls=False,
+        adjust=False,
+        out=out,
+        workers=workers,
+        batch_fn=batch_fn,
+        figures=False,
     )
-    path = where / f"{bot}-{variant.replace(' ', '-')}"
-    run(spec, str(path), workers=workers, resume=(path / "run.json").is_file(), batch_fn=batch_fn)
-    h = pq.read_table(
-        path / "hands", columns=["hand_id", "winner", "levels", "defenders_total"]
-    ).to_pandas()
-    h = h.sort_values("hand_id").reset_index(drop=True)
-    h["dealer_won"] = h["winner"].astype(str) == "dealer"
-    h["signed"] = np.where(h["dealer_won"], h["levels"], -h["levels"].astype(int))
-    return h
+    per_hand = {}
+    for name, r in VARIANTS.items():
+        run = load_run(out / "runs" / ("baseline=standard" if name == "standard" else r.name))
+        h = canonical_hands(run.hands, run.rules)
+        per_hand[name] = {
+            k: np.asarray(METRICS_BY_KEY[k].value(h), float) for k in METRICS.values()
+        }
+    return rep, per_hand
 
 
 def verdict(rows: pd.DataFrame) -> str:
@@ -141,32 +158,31 @@ def main(argv: list[str] | None = None, workers=None, batch_fn=None, bots=None) 
     n = int(float(argv[0])) if argv else 50_000
     where = Path(argv[1]) if len(argv) > 1 else Path("runs/analysis-rules-across-bots")
     bots = bots or lineups()
-    hands = {
-        (bot, v): play(where, bot, v, max(1, n // SUBSAMPLE.get(bot, 1)), workers, batch_fn)
+    sweeps = {
+        bot: sweep_lineup(where, bot, max(1, n // SUBSAMPLE.get(bot, 1)), workers, batch_fn)
         for bot in bots
-        for v in VARIANTS
     }
     rows, lines = [], []
     for va, vb in COMPARISONS:
-        for metric, f in METRICS.items():
+        label = VARIANTS[vb].name
+        for metric, key in METRICS.items():
             per_hand, part = {}, []
             for bot in bots:
-                a, b = hands[(bot, va)], hands[(bot, vb)]
-                assert (a["hand_id"].to_numpy() == b["hand_id"].to_numpy()).all()
-                xa, xb = f(a).to_numpy(), f(b).to_numpy()
-                per_hand[bot] = xa - xb
-                d = stats.paired_diff(xa, xb)
+                rep, hands = sweeps[bot]
+                e = rep.table(f"metric_{key}").df.set_index("variant").loc[label]
+                per_hand[bot] = hands[va][key] - hands[vb][key]
                 part.append(
                     {
                         "comparison": f"{va} - {vb}",
                         "metric": metric,
                         "lineup": bot,
-                        "n": d.n,
-                        "A": d.mean_a,
-                        "B": d.mean_b,
-                        "diff": d.diff,
-                        "lo": d.ci.lo,
-                        "hi": d.ci.hi,
+                        "n": int(e["n"]),
+                        "A": e["mean_baseline"],
+                        "B": e["mean_variant"],
+                        # the sweep's effect is variant - standard: A - B turns its sign
+                        "diff": -e["diff"] + 0.0,
+                        "lo": -e["diff_hi"] + 0.0,
+                        "hi": -e["diff_lo"] + 0.0,
                     }
                 )
             table = pd.DataFrame(part)

@@ -108,14 +108,16 @@ def effect_table(
     x: np.ndarray | None = None,
     check: Check | None = None,
     single_x: np.ndarray | None = None,
+    conf: float | None = None,
 ) -> pd.DataFrame:
     """One row per variant: the paired effect of metric ``m`` (variant - baseline) with its
     Bonferroni simultaneous interval over the variants; ``x``: the centred covariates of the
     deals for the paired effect (control variates) or None; ``single_x``: the same for each
     run's own mean (its 95% interval, ``mean_variant_lo/hi``). ``variants``: ``(Variant,
-    canonical hands)`` pairs."""
+    canonical hands)`` pairs. ``conf``: the level of each interval instead (not adjusted)."""
     k = len(variants)
-    conf = simultaneous_conf(k)
+    adjusted = conf is None
+    conf = simultaneous_conf(k) if adjusted else conf
     xb = values(m, base)
     rows = []
     for v, h in variants:
@@ -150,7 +152,9 @@ def effect_table(
             "sd_variant": float(xv.std(ddof=1)) if d.size > 1 else math.nan,
             "variance_reduction": 1.0 - e.var_ratio,
             "pairs_differing": int(np.count_nonzero(d)),
-            "interval": f"{e.method}, Bonferroni over {k} ({conf:.4%} each)",
+            "interval": f"{e.method}, Bonferroni over {k} ({conf:.4%} each)"
+            if adjusted
+            else f"{e.method}, {conf:.0%} each (not adjusted)",
             "warning": e.warning,
         }
         rows.append(row)

@@ -185,6 +185,7 @@ def sweep(
     check_bots: str | None = None,
     check_n: int | None = None,
     controls: bool | None = None,
+    adjust: bool = True,
     force: bool = False,
     quiet: bool = True,
     console: Any = None,
@@ -196,8 +197,10 @@ def sweep(
     the primary one, default the dealer side's win rate). Variants: ``set`` (``"switch=value"``
     strings or dicts, one variant each), ``grid`` (a ``[grid]`` table or a TOML file holding
     one), ``variants`` (presets, rules files or Rules), or several ``bots`` line-ups.
-    ``n``: hands per run (with ``precision``: the most it may choose). Writes ``out`` (default
-    ``sweep-<baseline>-<k>-variants``) and returns the :class:`~fastsheng.report.Report`."""
+    ``n``: hands per run (with ``precision``: the most it may choose). ``adjust=False``: 95%
+    intervals each instead of simultaneous ones (a study that makes its own family). Writes
+    ``out`` (default ``sweep-<baseline>-<k>-variants``); returns the
+    :class:`~fastsheng.report.Report`."""
     from fastsheng.runner import DEFAULT_BATCH_SIZE, MODES
 
     bots = [bots] if isinstance(bots, str) else list(bots)
@@ -235,7 +238,7 @@ def sweep(
         batch_fn=batch_fn,
         say=say,
     )
-    conf = simultaneous_conf(len(vs))
+    conf = simultaneous_conf(len(vs)) if adjust else 0.95
     precision_row = None
     n_run = n
     if precision is not None:
@@ -267,6 +270,7 @@ def sweep(
             _x_for(x, m.key, controls, True),
             check,
             _x_for(x, m.key, controls, False),
+            None if adjust else conf,
         )
         for m in ms
     }
@@ -400,7 +404,11 @@ def _report(
 ) -> Report:
     k = len(vs)
     m0 = runs[0].manifest
-    adjust = ADJUSTMENT_TEXT.format(k=k, each=conf)
+    adjust = (
+        ADJUSTMENT_TEXT.format(k=k, each=conf)
+        if conf < 0.95 or k == 1
+        else "Intervals: 95% each, not adjusted for the number of variants (adjust=False)."
+    )
     conventions = [
         "Sweep: the baseline and every variant played on the same deals (one seed, n and batch "
         "size: common random numbers); every effect is variant - baseline, paired hand by hand.",
