@@ -69,7 +69,7 @@ def _interval_column(df: pd.DataFrame, c: str, t: Table) -> list[str]:
 
 
 def _plain_column(df: pd.DataFrame, c: str, t: Table) -> list[str]:
-    if c == "p_value":
+    if c in ("p_value", "p_holm"):
         return [fmt_p(float(v)) for v in df[c]]
     if c == "warning":
         return ["" if v is None or v == "" else str(v) for v in df[c]]

@@ -460,7 +460,8 @@ def _report(
                 note,
                 show=show,
                 console=_CONSOLE,
-                percent=("variance_reduction",),
+                percent=("variance_reduction",)
+                + (("mean_baseline", "mean_variant") if df["unit"].iloc[0] == "share" else ()),
             )
         )
     rep.tables.append(_variants_table(base, vs, runs, deal_share, where))
@@ -530,9 +531,27 @@ def _numeric(v: Any) -> bool:
 def _base_value(rules, key: str) -> Any:
     head, _, rest = key.partition(".")
     value = getattr(rules, head, None)
+    if rest:  # a key of a data-valued switch: a named table's data (standard: threshold 80)
+        value = _table_data(head, value)
     for part in rest.split(".") if rest else ():
         value = value.get(part) if isinstance(value, dict) else None
     return value
+
+
+def _table_data(switch: str, value: Any) -> Any:
+    try:
+        from fastsheng import tables
+    except ImportError:  # rules without data-valued switches
+        return value
+    lookup = {
+        "level_table": getattr(tables, "level_table_data", None),
+        "kitty_multiplier": getattr(tables, "kitty_multiplier_data", None),
+    }.get(switch)
+    try:
+        value = lookup(value) if lookup is not None else value
+    except KeyError:
+        return value
+    return value.to_value() if hasattr(value, "to_value") else value
 
 
 def ordered_keys(vs: Sequence[Variant]) -> list[str]:
