@@ -575,3 +575,38 @@ def test_control_variates_cover_at_95_percent_and_are_unbiased(pools, n):
     assert e.estimate == pytest.approx(est[-1, 0]) and e.hi - e.estimate == pytest.approx(
         t * se[-1, 0]
     )
+
+
+# --------------------------------------------------------------------------------------------
+# The figures docs/analysis.md quotes are the scripts' output (slow)
+
+
+def _script(name: str):
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "analysis" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"analysis_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _check_quote(script: str, printed: str) -> None:
+    import re
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "analysis.md").read_text()
+    blocks = dict(re.findall(r"<!-- output of: (\S+) -->\n```\n(.*?)```", doc, re.S))
+    quoted = [ln for ln in blocks[f"analysis/{script}.py"].splitlines() if ln.strip()]
+    printed_lines = {" ".join(ln.split()) for ln in printed.splitlines()}
+    assert quoted
+    for ln in quoted:
+        assert " ".join(ln.split()) in printed_lines, f"{script} does not print: {ln}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["sweep_example", "control_variates"])
+def test_docs_sweep_figures_are_what_the_scripts_print(script, tmp_path, capsys):
+    """About 30 s of CPU each (9 and 2 runs of expert hands, 20,000 and 60,000 each)."""
+    n = {"sweep_example": "20000", "control_variates": "60000"}[script]
+    _script(script).main([n, str(tmp_path)])
+    _check_quote(script, capsys.readouterr().out)

@@ -150,14 +150,15 @@ def mean_ci(y, x: np.ndarray | None = None, conf: float = 0.95) -> MeanCI:
     keep = x.std(axis=0) > 0
     x = x[:, keep]
     design = np.column_stack([np.ones(n), x])
-    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-    resid = y - design @ coef
     df = n - design.shape[1]
     if df < 2:
         return mean_ci(y, None, conf)
+    # normal equations: the covariates are centred and few, so X'X is well conditioned
+    xtx_inv = np.linalg.pinv(design.T @ design)
+    coef = xtx_inv @ (design.T @ y)
+    resid = y - design @ coef
     s2 = float(resid @ resid) / df
     # the intercept's standard error (the covariates are centred at known means, not at x-bar)
-    xtx_inv = np.linalg.pinv(design.T @ design)
     se = math.sqrt(max(s2 * xtx_inv[0, 0], 0.0))
     t = stats.t_value(conf, df)
     m = float(coef[0])
