@@ -438,7 +438,7 @@ def test_grid_file_and_ordered_plot(tmp_path):
     grid.write_text("[grid]\nthrow_penalty_points = [0, 20, 40]\n")
     rep = sweep(grid=grid, metrics=["penalty"], n=1000, seed=5, out=tmp_path / "g", workers=0)
     names = [f.name for f in rep.figures]
-    assert names == ["forest_penalty", "by_throw_penalty_points_penalty"]
+    assert names == ["forest_penalty", "by_throw_penalty_points"]
     assert rep.table("metric_penalty").df["variant"].tolist() == [
         "throw_penalty_points=0",
         "throw_penalty_points=20",

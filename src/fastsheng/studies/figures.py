@@ -66,27 +66,44 @@ def forest(df: pd.DataFrame, title: str, limits: tuple[float, float], note: str)
     ax.set_xlabel("variant - baseline in SDs of the per-hand values (simultaneous 95%)")
     ax.set_title(f"{title}\n{textwrap.fill(note, 100)}", fontsize=8)
     if est.any() or ("robustness" in df and (df["robustness"] == FLIP).any()):
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=8, loc="best")
     return fig
 
 
-def against_value(points: pd.DataFrame, key: str, metric: str, unit: str):
-    """The metric (baseline mean + paired effect, simultaneous interval) against the value of
-    the ordered switch ``key``; ``points``: value, estimate, lo, hi, group, baseline (bool)."""
-    fig = _figure(7.0, 3.6)
-    ax = fig.add_subplot()
-    for group, g in points.groupby("group", sort=False):
-        g = g.sort_values("value")
-        x, est = g["value"].to_numpy(float), g["estimate"].to_numpy(float)
-        err = [est - g["lo"].to_numpy(float), g["hi"].to_numpy(float) - est]
-        ax.errorbar(
-            x, est, yerr=err, fmt="o-", capsize=3, linewidth=1, label=str(group) if group else None
-        )
-    base = points[points["baseline"]]
-    if len(base):
-        ax.scatter(base["value"], base["estimate"], color=RED, zorder=4, s=50, label="baseline")
-    ax.set_xlabel(key)
-    ax.set_ylabel(f"{metric} ({unit})")
-    ax.set_title(f"{metric} against {key} (paired on the same deals, simultaneous 95%)", fontsize=9)
-    ax.legend(fontsize=8)
+def against_value(panels: list[tuple[str, str, pd.DataFrame]], key: str):
+    """Each metric (one panel per ``(metric, unit, points)``) against the value of the ordered
+    switch ``key``: the baseline mean + the paired effect with its simultaneous interval;
+    ``points``: value, estimate, lo, hi, group (the variant's other settings), baseline."""
+    cols = min(3, len(panels))
+    rows = -(-len(panels) // cols)
+    fig = _figure(3.4 * cols + 0.6, 2.6 * rows + 0.6)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax, (metric, unit, points) in zip(axes, panels, strict=False):
+        for group, g in points[~points["baseline"]].groupby("group", sort=False):
+            g = g.sort_values("value")
+            x, est = g["value"].to_numpy(float), g["estimate"].to_numpy(float)
+            err = [est - g["lo"].to_numpy(float), g["hi"].to_numpy(float) - est]
+            ax.errorbar(
+                x,
+                est,
+                yerr=err,
+                fmt="o-",
+                capsize=3,
+                linewidth=1,
+                label=str(group) if group else None,
+            )
+        base = points[points["baseline"]]
+        if len(base):
+            ax.scatter(base["value"], base["estimate"], color=RED, zorder=4, s=40, label="baseline")
+        ax.set_xlabel(key, fontsize=8)
+        ax.set_title(textwrap.shorten(f"{metric} ({unit})", 60), fontsize=8)
+        ax.tick_params(labelsize=7)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, fontsize=7, loc="outside lower center", ncols=4)
+    fig.suptitle(
+        f"Each metric against {key} (paired on the same deals, simultaneous 95%)", fontsize=9
+    )
     return fig

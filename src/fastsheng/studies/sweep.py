@@ -566,7 +566,6 @@ def ordered_keys(vs: Sequence[Variant]) -> list[str]:
 def _figures(base, vs, tables) -> list[Figure]:
     out = []
     limits = figs.common_limits(list(tables.values()))
-    keys = ordered_keys(vs)
     for key, df in tables.items():
         note = "common standardised axis for every metric of this sweep"
         fig = figs.forest(df, f"{df['metric'].iloc[0]}: variant - baseline", limits, note)
@@ -579,17 +578,18 @@ def _figures(base, vs, tables) -> list[Figure]:
                 section=f"metric_{key}",
             )
         )
-        for sk in keys:
-            pts = _points(base, vs, df, sk)
-            fig = figs.against_value(pts, sk, df["metric"].iloc[0], df["unit"].iloc[0])
-            out.append(
-                Figure(
-                    f"by_{_safe(sk)}_{key}",
-                    f"{key} against {sk}",
-                    png(fig),
-                    section=f"metric_{key}",
-                )
+    first = next(iter(tables))
+    for sk in ordered_keys(vs):  # one figure per ordered switch, a panel per metric
+        panels = [
+            (df["metric"].iloc[0], df["unit"].iloc[0], _points(base, vs, df, sk))
+            for df in tables.values()
+        ]
+        fig = figs.against_value(panels, sk)
+        out.append(
+            Figure(
+                f"by_{_safe(sk)}", f"The metrics against {sk}", png(fig), section=f"metric_{first}"
             )
+        )
     return out
 
 
