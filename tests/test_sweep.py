@@ -610,3 +610,60 @@ def test_docs_sweep_figures_are_what_the_scripts_print(script, tmp_path, capsys)
     n = {"sweep_example": "20000", "control_variates": "60000"}[script]
     _script(script).main([n, str(tmp_path)])
     _check_quote(script, capsys.readouterr().out)
+
+
+# --------------------------------------------------------------------------------------------
+# compare --precision / --check-bots
+
+
+def test_compare_precision_and_a_flip_with_check_bots(tmp_path, capsys):
+    from fastsheng.report import compare_command
+
+    flip = tmp_path / "flip.toml"
+    flip.write_text("throw_penalty_points = 99\n")
+    rep = compare_command(
+        rules=[str(flip), "standard"],
+        n=20_000,
+        seed=1,
+        batch_size=1000,
+        out=tmp_path / "c",
+        workers=0,
+        batch_fn=_flipping_batch,
+        precision=0.02,
+        check_bots="basic",
+        check_n=1000,
+    )
+    p = rep.table("precision").df.iloc[0]
+    head = rep.table("headline").df.set_index("key").loc["dealer_won"]
+    assert p["n"] == head["n"] and (head["diff_hi"] - head["diff_lo"]) / 2 <= 0.02
+    rob = rep.table("robustness").df.set_index("key")
+    assert rob.loc["dealer_won", "robustness"] == "flips sign"
+    assert rob.loc["defenders_total", "robustness"] != "flips sign"
+    assert "FLIPS SIGN with basic: dealer_won" in capsys.readouterr().out
+    assert 'class="flip"' in (tmp_path / "c" / "index.html").read_text()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--bots", "basic", "--bots", "expert", "--check-bots", "random"], "mixed modes"),
+        (["--rules", "standard", "--rules", "super", "--precision", "0"], "--precision must"),
+        (
+            ["--rules", "standard", "--rules", "super", "--precision", "1e-5", "-n", "2000"],
+            "more than -n's cap of 2,000",
+        ),
+    ],
+)
+def test_compare_option_mistakes_are_one_line(args, message, tmp_path, capsys):
+    from fastsheng.cli import main
+
+    code = main(["compare", *args, "-w", "0", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith("error: ") and message in err and "\n" not in err
+
+
+def test_compare_of_run_folders_refuses_precision(tmp_path):
+    from fastsheng.report import compare_command
+
+    with pytest.raises(SweepError, match="give --rules, not run folders"):
+        compare_command([tmp_path / "a", tmp_path / "b"], precision=0.01)
