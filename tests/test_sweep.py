@@ -83,6 +83,17 @@ def test_dotted_keys_of_one_switch_merge_into_one_dict(monkeypatch):
     assert seen == {"level_table": {"threshold": 70, "step": 30}, "cap_tie": "x"}
 
 
+def test_dotted_keys_set_a_data_valued_switch():
+    _, vs = build_variants(sets=["level_table.threshold=70;level_table.step=30"])
+    assert vs[0].rules.to_dict()["level_table"] == {"threshold": 70, "step": 30}
+    _, vs = build_variants(grid={"level_table": {"threshold": [60, 100]}})
+    assert [v.rules.to_dict()["level_table"]["threshold"] for v in vs] == [60, 100]
+    with pytest.raises(SweepError, match="same rules as the baseline"):
+        build_variants(sets=["level_table.threshold=80"])  # standard's own table
+    with pytest.raises(RulesError, match="level_table"):
+        build_variants(sets=["level_table.threshold=0"])
+
+
 def test_variant_mistakes_are_named():
     with pytest.raises(RulesError, match="unknown field 'nope'"):
         build_variants(sets=["nope=1"])
