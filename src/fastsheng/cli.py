@@ -887,7 +887,7 @@ def sweep_cmd(
         typer.Option("--set", help="A variant: switch=value (several joined by ';'). Repeat."),
     ] = None,
     grid: Annotated[
-        Path | None, typer.Option("--grid", help="A TOML file with a [grid] table of values.")
+        Path | None, typer.Option("--grid", help="A TOML file with a \\[grid] table of values.")
     ] = None,
     variants: Annotated[
         list[str] | None, typer.Option("--variant", help="A preset or rules file as a variant.")
@@ -920,7 +920,9 @@ def sweep_cmd(
     ] = None,
     controls: Annotated[
         bool | None,
-        typer.Option("--controls/--no-controls", help="Deal control variates (hands mode: on)."),
+        typer.Option(
+            "--controls/--no-controls", help="Deal control variates (default: where they pay)."
+        ),
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Allow a grid of more than 1,000 variants.")
