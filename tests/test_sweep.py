@@ -111,6 +111,11 @@ def test_variant_mistakes_are_named():
         build_variants()
 
 
+def test_matches_mode_is_refused_in_one_line():
+    with pytest.raises(SweepError, match="hands mode only"):
+        sweep(set=["throw_penalty_points=5"], mode="matches", n=10)
+
+
 def test_a_grid_over_1000_variants_needs_force():
     grid = {"a": list(range(11)), "b": list(range(10)), "c": list(range(10))}
     with pytest.raises(SweepError, match="1,100 variants, more than 1,000; give --force"):

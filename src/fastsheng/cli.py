@@ -905,7 +905,6 @@ def sweep_cmd(
     batch_size: Annotated[
         str | None, typer.Option("--batch-size", help="Batch size (default 10000).")
     ] = None,
-    mode: Annotated[str, typer.Option("--mode", help="hands (default) or matches.")] = "hands",
     level: Annotated[str, typer.Option("--level", help="Level of every hand.")] = "2",
     precision: Annotated[
         str | None,
@@ -957,7 +956,6 @@ def sweep_cmd(
             batch_size=(
                 parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH) if batch_size else None
             ),
-            mode=mode,
             level=level,
             precision=parse_precision(precision),
             check_bots=check_bots,

@@ -206,6 +206,11 @@ def sweep(
     bots = [bots] if isinstance(bots, str) else list(bots)
     if mode not in MODES:
         raise SweepError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+    if mode != "hands":  # matches diverge after hand 1: hands no longer pair one to one
+        raise SweepError(
+            "sweep pairs hands one to one, which holds in hands mode only; compare two "
+            "matches-mode runs with fastsheng compare RUN_A RUN_B"
+        )
     base, vs = build_variants(baseline, sets=set, grid=grid, rules=variants, bots=bots, force=force)
     ms = pick_metrics(metrics)
     primary = ms[0]
