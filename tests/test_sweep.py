@@ -462,6 +462,23 @@ def test_grid_file_and_ordered_plot(tmp_path):
     ]
     meta = json.loads((tmp_path / "g" / "report.json").read_text())
     assert meta["same_deals"] == [1.0, 1.0, 1.0]
+    # the page says how the intervals are adjusted: Bonferroni over the 3 variants
+    assert any(
+        c.startswith("Intervals: Bonferroni simultaneous 95% intervals over the 3")
+        for c in rep.conventions
+    )
+    assert "Bonferroni over 3 (98.3333% each)" in rep.table("metric_penalty").df["interval"][0]
+    plain = sweep(
+        grid=grid,
+        metrics=["penalty"],
+        n=1000,
+        seed=5,
+        out=tmp_path / "g",
+        workers=0,
+        adjust=False,
+        figures=False,
+    )
+    assert any("not adjusted" in c for c in plain.conventions)
 
 
 # --------------------------------------------------------------------------------------------

@@ -411,7 +411,7 @@ def _report(
     m0 = runs[0].manifest
     adjust = (
         ADJUSTMENT_TEXT.format(k=k, each=conf)
-        if conf < 0.95 or k == 1
+        if conf > 0.95 or k == 1
         else "Intervals: 95% each, not adjusted for the number of variants (adjust=False)."
     )
     conventions = [
