@@ -214,12 +214,6 @@ def sweep(
     base, vs = build_variants(baseline, sets=set, grid=grid, rules=variants, bots=bots, force=force)
     ms = pick_metrics(metrics)
     primary = ms[0]
-    if mode != "hands" and controls is None:
-        controls = False
-    elif controls and mode != "hands":
-        raise SweepError(
-            "control variates need hands mode (a match's deals after hand 1 depend on the play)"
-        )
     if check_bots is not None and len(bots) > 1:
         raise SweepError(
             "mixed modes: --check-bots replays rule variants with another line-up; this sweep "
