@@ -111,6 +111,22 @@ def test_variant_mistakes_are_named():
         build_variants()
 
 
+def test_sweep_is_public_api(tmp_path):
+    import fastsheng as fs
+
+    assert "sweep" in fs.__all__
+    rep = fs.sweep(
+        set=["throw_penalty_points=20"],
+        metrics=["penalty"],
+        n=500,
+        seed=1,
+        out=tmp_path / "s",
+        workers=0,
+        figures=False,
+    )
+    assert rep.table("metric_penalty").df["variant"].tolist() == ["throw_penalty_points=20"]
+
+
 def test_matches_mode_is_refused_in_one_line():
     with pytest.raises(SweepError, match="hands mode only"):
         sweep(set=["throw_penalty_points=5"], mode="matches", n=10)
