@@ -27,7 +27,26 @@ from fastsheng.limits import MAX_BATCH_SIZE, MAX_N, short_number
 
 __all__ = ["app", "main", "parse_count"]
 
+class _NoHelpValue:
+    """--help without a value in the help (click gives the flag a `<bool>` metavar)."""
+
+    def get_help_option(self, ctx):
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+
+class _Command(_NoHelpValue, typer.core.TyperCommand):
+    pass
+
+
+class _Group(_NoHelpValue, typer.core.TyperGroup):
+    pass
+
+
 app = typer.Typer(
+    cls=_Group,
     name="fastsheng",
     help="A fast simulator of 双升 (Shengji / Tractor): millions of bot-played hands into Parquet.",
     add_completion=False,
@@ -35,7 +54,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-rules_app = typer.Typer(help="The rule presets and rules files.", no_args_is_help=True)
+rules_app = typer.Typer(
+    cls=_Group, help="The rule presets and rules files.", no_args_is_help=True
+)
 app.add_typer(rules_app, name="rules")
 
 EXIT_USAGE = 2
@@ -920,11 +941,14 @@ def sweep_cmd(
     controls: Annotated[
         bool | None,
         typer.Option(
-            "--controls/--no-controls", help="Deal control variates (default: where they pay)."
+            "--controls/--no-controls",
+            metavar=FLAG,
+            help="Deal control variates (default: where they pay).",
         ),
     ] = None,
     force: Annotated[
-        bool, typer.Option("--force", help="Allow a grid of more than 1,000 variants.")
+        bool,
+        typer.Option("--force", metavar=FLAG, help="Allow a grid of more than 1,000 variants."),
     ] = False,
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", help="Local worker processes.")
@@ -934,7 +958,7 @@ def sweep_cmd(
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder.")] = None,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress and no summary.")
+        bool, typer.Option("--quiet", "-q", metavar=FLAG, help="No progress and no summary.")
     ] = False,
 ) -> None:
     """A baseline and many variants on the same deals: paired effects, adjusted intervals."""
@@ -982,6 +1006,12 @@ def sweep_cmd(
 
 def _sigterm(signum, frame):  # noqa: ARG001 - signal handler signature
     raise KeyboardInterrupt
+
+
+# every command's --help without a value (registered above, before the app is first built)
+for _info in (*app.registered_commands, *rules_app.registered_commands):
+    if _info.cls in (None, typer.core.TyperCommand):
+        _info.cls = _Command
 
 
 def main(argv: list[str] | None = None) -> int:
