@@ -127,6 +127,18 @@ def test_sweep_is_public_api(tmp_path):
     assert rep.table("metric_penalty").df["variant"].tolist() == ["throw_penalty_points=20"]
 
 
+def test_a_sweep_of_line_ups_with_a_python_bot_gets_sims_smaller_batches(tmp_path):
+    """One batch size for every run (the deals must pair), the smallest sim would give: a
+    Python bot's line-up plays in batches of 1,000, not one 10,000-hand batch on one worker."""
+    import fastsheng as fs
+    from fastsheng.runner import PYTHON_BATCH_SIZE
+
+    fs.sweep(bots=["expert", "userbots.simple:LowCards,expert"], metrics=["dealer_won"], n=30,
+             seed=1, out=tmp_path / "s", workers=0, figures=False)  # fmt: skip
+    sizes = {json.loads(p.read_text())["batch_size"] for p in tmp_path.glob("s/runs/*/run.json")}
+    assert sizes == {PYTHON_BATCH_SIZE["hands"]}
+
+
 def test_matches_mode_is_refused_in_one_line():
     with pytest.raises(SweepError, match="hands mode only"):
         sweep(set=["throw_penalty_points=5"], mode="matches", n=10)

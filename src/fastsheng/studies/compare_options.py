@@ -17,7 +17,7 @@ from fastsheng.report.model import Report, Table
 from fastsheng.report.runs import Run, load_run
 from fastsheng.studies.effects import Check, effect_table, values
 from fastsheng.studies.precision import PRECISION_TEXT, pilot_size, planned_n
-from fastsheng.studies.robustness import FLIP, ROBUSTNESS_TEXT
+from fastsheng.studies.robustness import CHECK_COLUMNS, FLIP, ROBUSTNESS_TEXT
 from fastsheng.studies.sweep import RunPlan, _safe
 from fastsheng.studies.variants import SweepError, Variant
 
@@ -139,21 +139,7 @@ def compare_check(
         rows.append(t.iloc[0])
     df = pd.DataFrame(rows).reset_index(drop=True)
     text = ROBUSTNESS_TEXT.format(lineup=lineup, n=check_n)
-    show = (
-        "key",
-        "metric",
-        "unit",
-        "diff",
-        "diff_lo",
-        "diff_hi",
-        "check_diff",
-        "check_diff_lo",
-        "check_diff_hi",
-        "change",
-        "change_lo",
-        "change_hi",
-        "robustness",
-    )
+    show = ("key", "metric", "unit", "diff", "diff_lo", "diff_hi", *CHECK_COLUMNS)
     rep.tables.append(
         Table(
             "robustness", f"Robustness: A - B with {lineup}", df, "A - B here; " + text, show=show

@@ -18,7 +18,7 @@ from fastsheng.report.metrics import METRICS, Metric
 from fastsheng.report.sections import HEADLINE
 from fastsheng.studies.controls import mean_ci
 from fastsheng.studies.multiplicity import holm, simultaneous_conf
-from fastsheng.studies.robustness import verdict
+from fastsheng.studies.robustness import CHECK_COLUMNS, verdict
 from fastsheng.studies.variants import SweepError
 
 __all__ = [
@@ -171,18 +171,7 @@ def _add_check(df, m, base, variants, x, check: Check, conf: float) -> None:
     xb_main = values(m, base)[:k]
     xb_chk = values(m, check.base)
     xk = None if x is None else x[:k]
-    cols: dict[str, list] = {
-        c: []
-        for c in (
-            "check_diff",
-            "check_diff_lo",
-            "check_diff_hi",
-            "change",
-            "change_lo",
-            "change_hi",
-            "robustness",
-        )
-    }
+    cols: dict[str, list] = {c: [] for c in CHECK_COLUMNS}
     for i, ((_, h), hc) in enumerate(zip(variants, check.variants, strict=True)):
         d_main = values(m, h)[:k] - xb_main
         d_chk = values(m, hc) - xb_chk

@@ -15,10 +15,20 @@ sweep's, adjusted for the number of variants):
 
 from __future__ import annotations
 
-__all__ = ["FLIP", "VERDICTS", "verdict", "ROBUSTNESS_TEXT"]
+__all__ = ["CHECK_COLUMNS", "FLIP", "VERDICTS", "verdict", "ROBUSTNESS_TEXT"]
 
 FLIP = "flips sign"
 VERDICTS = ("holds", "shrinks", "grows", FLIP)
+#: The columns a check adds to an effect table: the check line-up's effect, its change, verdict.
+CHECK_COLUMNS = (
+    "check_diff",
+    "check_diff_lo",
+    "check_diff_hi",
+    "change",
+    "change_lo",
+    "change_hi",
+    "robustness",
+)
 
 ROBUSTNESS_TEXT = (
     "Robustness: the baseline and every variant replayed with {lineup} on the first {n:,} deals "

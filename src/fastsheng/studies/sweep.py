@@ -46,7 +46,7 @@ from fastsheng.studies.controls import (
 from fastsheng.studies.effects import Check, check_available, effect_table, pick_metrics, values
 from fastsheng.studies.multiplicity import ADJUSTMENT_TEXT, simultaneous_conf
 from fastsheng.studies.precision import PRECISION_TEXT, pilot_size, planned_n
-from fastsheng.studies.robustness import FLIP, ROBUSTNESS_TEXT
+from fastsheng.studies.robustness import CHECK_COLUMNS, FLIP, ROBUSTNESS_TEXT
 from fastsheng.studies.variants import SweepError, Variant, build_variants
 
 __all__ = ["sweep", "paired_effects", "RunPlan", "DEFAULT_CHECK_N", "DEAL_COLUMNS", "same_deals"]
@@ -201,7 +201,7 @@ def sweep(
     intervals each instead of simultaneous ones (a study that makes its own family). Writes
     ``out`` (default ``sweep-<baseline>-<k>-variants``); returns the
     :class:`~fastsheng.report.Report`."""
-    from fastsheng.runner import DEFAULT_BATCH_SIZE, MODES
+    from fastsheng.runner import MODES, default_batch_size
 
     bots = [bots] if isinstance(bots, str) else list(bots)
     if mode not in MODES:
@@ -224,7 +224,8 @@ def sweep(
     n = int(n)
     if precision is not None and not (isinstance(precision, int | float) and precision > 0):
         raise SweepError(f"--precision must be a positive half-width, not {precision!r}")
-    batch_size = batch_size or DEFAULT_BATCH_SIZE[mode]
+    if not batch_size:  # one for every run (or the deals would differ): sim's, the smallest
+        batch_size = min(default_batch_size(v.bots or "expert", mode) for v in (base, *vs))
     where = Path(out) if out else Path(f"sweep-{_safe(base.rules.name)}-{len(vs)}-variants")
     say = (lambda text: _say(console, text)) if not quiet else None
     plan = RunPlan(
@@ -375,15 +376,6 @@ _SHOW = (
     "variance_reduction",
     "warning",
 )
-_CHECK_SHOW = (
-    "check_diff",
-    "check_diff_lo",
-    "check_diff_hi",
-    "change",
-    "change_lo",
-    "change_hi",
-    "robustness",
-)
 _CONSOLE = ("variant", "mean_variant", "diff", "diff_lo", "diff_hi", "p_holm")
 
 
@@ -447,7 +439,7 @@ def _report(
         },
         conventions=conventions,
     )
-    show = _SHOW + (_CHECK_SHOW if check is not None else ())
+    show = _SHOW + (CHECK_COLUMNS if check is not None else ())
     for key, df in tables.items():
         title = f"{df['metric'].iloc[0]}: variant - baseline"
         note = f"Unit: {df['unit'].iloc[0]}. {adjust}"
