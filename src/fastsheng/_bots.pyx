@@ -366,7 +366,7 @@ cdef hand_t min_beating(const ctx_t* c, const shape_t* s, int e, hand_t pool, in
     """The lowest decisive unit (single, pair or run of the lead's first tractor length) of
     suit e in pool whose strength exceeds thr; empty when there is none."""
     cdef hand_t u = hand_empty()
-    cdef u64 bits, r
+    cdef u64 bits, r, cards
     cdef int k, start, L, code
     pool = hand_mask(pool, c.suit_bb[e])
     if s.ntractors > 0:
@@ -382,24 +382,20 @@ cdef hand_t min_beating(const ctx_t* c, const shape_t* s, int e, hand_t pool, in
                     u.two |= (<u64>1) << code
                 return u
         return u
+    # a pair (the lowest pair key above thr) or a single
     if s.npairs > 0:
         bits = pair_key_bits(c, e, pool)
-        while bits:
-            k = lsb(bits)
-            bits &= bits - 1
-            if k > thr:
-                code = pick_min(pool.two & c.key_bb[e][k], pri)
-                u.one = (<u64>1) << code
-                u.two = u.one
-                return u
-        return u
-    bits = card_key_bits(c, e, pool)
+        cards = pool.two
+    else:
+        bits = card_key_bits(c, e, pool)
+        cards = pool.one
     while bits:
         k = lsb(bits)
         bits &= bits - 1
         if k > thr:
-            code = pick_min(pool.one & c.key_bb[e][k], pri)
-            u.one = (<u64>1) << code
+            u.one = (<u64>1) << pick_min(cards & c.key_bb[e][k], pri)
+            if s.npairs > 0:
+                u.two = u.one
             return u
     return u
 
