@@ -12,13 +12,13 @@ from fastsheng._rng cimport rng_t
 
 cdef enum:
     BOT_RANDOM = 0
-    BOT_BASIC = 1
-    BOT_EXPERT = 2
+    BOT_BASIC = 1        # basic-v1 (frozen)
+    BOT_EXPERT1 = 2      # expert-v1 (frozen)
     BOT_CHAOS = 3        # test bot (not public): random leads including random throws
     BOT_MUTE = 4         # test bot (not public): plays as basic, never calls
-    BOT_EXPERT2 = 5      # expert-v2 (frozen; BOT_EXPERT is the frozen expert-v1)
+    BOT_EXPERT2 = 5      # expert-v2 (frozen)
     BOT_EXPERT3 = 6      # expert-v3 (frozen)
-    BOT_EXPERT4 = 7      # expert-v4 (the expert of today)
+    BOT_EXPERT4 = 7      # expert-v4 (frozen; the expert of today)
     NBOTS = 8
 
 
@@ -65,7 +65,8 @@ cdef void trick_start(const ctx_t* c, trick_t* tr, int leader, hand_t lead, int 
 cdef void trick_add(const ctx_t* c, trick_t* tr, hand_t play) noexcept nogil
 
 
-# Decisions.
+# Decisions, by the table of bots (_bots.pyx): each bot is a row of four decision functions and
+# the plan they read; a dispatcher below calls the function of the seat's bot with its plan.
 cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil
 cdef hand_t bot_follow(table_t* t, int seat, const trick_t* tr) noexcept nogil
 cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil
@@ -76,6 +77,42 @@ cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil
 # Returns an index into options, or -1 to pass.
 cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
                      int standing_seat, int after_burial) noexcept nogil
+
+# A bot's plan: the flags and parameters by which versions that share a decision differ (each
+# named in _bots.pyx by the version that set it: `V2`, `V3`, `V4` comments; docs/bots.md).
+cdef enum:
+    PLAN_COUNT_VOIDS = 1     # v2: a suit with no card left outside the hand is void for all
+    PLAN_DRAW_SURE = 2       # v2: draw trumps with a sure trump only
+    PLAN_TOP_LEADS = 4       # v2: cash a side tractor, an ace pair or an ace before a low lead
+    PLAN_LOW_PAIRS = 8       # v2: then a low side pair rather than a single
+    PLAN_SPARE_TRUMPS = 16   # v2: no top trumps on empty tricks
+    PLAN_BURY_VOIDS = 32     # v1: bury whole short side suits (voids)
+    PLAN_BURY_POINTS = 64    # v2: with 10+ trumps, bury the points it cannot protect
+    PLAN_SECURE = 128        # v3: secure the trick, contest every trick in suit
+    PLAN_RISK = 256          # v4: calculated-risk throws
+    PLAN_STAKES = 512        # v4: the level table's lines raise the stakes of a trick
+
+cdef struct plan_t:
+    int flags                # PLAN_* bits
+    int call_share           # declare: call once the best suit holds this % of the cards
+    int keep_trump_pairs     # follow: a defender keeps its trump pairs from this many cards left
+    int endgame              # follow: contest every trick from this many cards left (0: never)
+
+# The four decisions of a bot, each given the bot's plan (the arguments of the dispatchers).
+ctypedef hand_t (*lead_fn)(table_t* t, int seat, const plan_t* p) noexcept nogil
+ctypedef hand_t (*follow_fn)(table_t* t, int seat, const trick_t* tr, const plan_t* p) noexcept nogil
+ctypedef hand_t (*bury_fn)(table_t* t, int seat, hand_t hand, const plan_t* p) noexcept nogil
+ctypedef int (*declare_fn)(table_t* t, int seat, const int* options, int n, int dealt,
+                           int standing_seat, int after_burial, const plan_t* p) noexcept nogil
+
+# One row of the table of bots.
+cdef struct bot_t:
+    lead_fn lead
+    follow_fn follow
+    bury_fn bury
+    declare_fn declare
+    plan_t plan
+
 
 # A legal follow from `hand` to a lead of shape `s`, preferring cards of lower pri[code].
 cdef hand_t build_follow(const ctx_t* c, const shape_t* s, hand_t hand, const int* pri) noexcept nogil

@@ -48,44 +48,6 @@ cdef u64 ALL_CODES = ((<u64>1) << 54) - 1
 
 
 # ---------------------------------------------------------------------------------------------
-# A bot's plan and its decisions (moving to _bots.pxd)
-
-cdef enum:
-    PLAN_COUNT_VOIDS = 1
-    PLAN_DRAW_SURE = 2
-    PLAN_TOP_LEADS = 4
-    PLAN_LOW_PAIRS = 8
-    PLAN_SPARE_TRUMPS = 16
-    PLAN_BURY_VOIDS = 32
-    PLAN_BURY_POINTS = 64
-    PLAN_SECURE = 128
-    PLAN_RISK = 256
-    PLAN_STAKES = 512
-
-cdef struct plan_t:
-    int flags
-    int call_share
-    int keep_trump_pairs
-    int endgame
-
-ctypedef hand_t (*lead_fn)(table_t* t, int seat, const plan_t* p) noexcept nogil
-ctypedef hand_t (*follow_fn)(table_t* t, int seat, const trick_t* tr, const plan_t* p) noexcept nogil
-ctypedef hand_t (*bury_fn)(table_t* t, int seat, hand_t hand, const plan_t* p) noexcept nogil
-ctypedef int (*declare_fn)(table_t* t, int seat, const int* options, int n, int dealt,
-                           int standing_seat, int after_burial, const plan_t* p) noexcept nogil
-
-cdef struct bot_t:
-    lead_fn lead
-    follow_fn follow
-    bury_fn bury
-    declare_fn declare
-    plan_t plan
-
-cdef enum:
-    BOT_EXPERT1 = BOT_EXPERT
-
-
-# ---------------------------------------------------------------------------------------------
 # Preference helpers (the shared key and shape helpers are inline in _core.pxd)
 
 cdef inline int pick_min(u64 bits, const int* pri) noexcept nogil:

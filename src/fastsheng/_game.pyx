@@ -39,7 +39,7 @@ from fastsheng._bitboard cimport (
     hand_minus, hand_t, hand_union, lsb, popcount, u64, u8,
 )
 from fastsheng._bots cimport (
-    BOT_EXPERT, bot_bury, bots_prepare, count_tractors, points_of, bot_declare, bot_follow, bot_lead, table_t, trick_add, trick_start,
+    BOT_EXPERT1, bot_bury, bots_prepare, count_tractors, points_of, bot_declare, bot_follow, bot_lead, table_t, trick_add, trick_start,
     trick_t,
 )
 from fastsheng._core cimport (
