@@ -1,7 +1,7 @@
 # The heuristic bots of fastsheng (docs/bots.md): plain C decisions, nogil.
 #
-# The game loop (fastsheng._game) owns a `table_t` with the whole state of a hand and asks the
-# bot of a seat for a decision. A bot reads only what its seat may know: its own hand
+# The game loop (fastsheng._game) owns a `table_t` with the whole state of a hand (fastsheng._table)
+# and asks the bot of a seat for a decision. A bot reads only what its seat may know: its own hand
 # (hands[seat]), the public record (cards played, by whom, known voids, the trick so far), and
 # the kitty only when it buried it. Bots build their plays directly (no enumeration):
 # `build_follow` takes a per-card preference and returns a legal follow.
@@ -9,6 +9,7 @@
 from fastsheng._bitboard cimport hand_t, popcount, u64, u8
 from fastsheng._core cimport ctx_t, rules_t, shape_t
 from fastsheng._rng cimport rng_t
+from fastsheng._table cimport table_t, trick_t
 
 cdef enum:
     BOT_RANDOM = 0
@@ -20,49 +21,6 @@ cdef enum:
     BOT_EXPERT3 = 6      # expert-v3 (frozen)
     BOT_EXPERT4 = 7      # expert-v4 (frozen; the expert of today)
     NBOTS = 8
-
-
-# What the game shares with the bots. Bots read only their own hand and public facts.
-cdef struct table_t:
-    ctx_t ctx                 # play context (level, trump) once trump is fixed
-    rng_t* rng
-    int bots[4]
-    int dealer
-    int level
-    int first_hand
-    hand_t hands[4]           # a bot reads hands[seat] only
-    hand_t played             # every card played so far (public)
-    hand_t played_by[4]       # cards played by each seat (public)
-    int void_mask[4]          # bit e: seat has shown it is void in effective suit e (public)
-    int nopair_mask[4]        # bit e: seat has shown it holds no pair of suit e (public: it
-                              # answered a pair lead of e without all the pairs it asked)
-    hand_t buried             # the kitty as buried; read only by its burier
-    int burier                # seat that buried the kitty last
-    int def_points            # defenders' points so far (public)
-    int tricks_done
-    int kv[54]                # how much a player wants to keep each card (bots_prepare)
-    int fv[54]                # preference of a point card when feeding points
-    double lead_risk          # bot_lead: the leader's own estimate that its lead fails (0 = sure)
-
-
-# The trick being played.
-cdef struct trick_t:
-    int leader
-    int n                     # plays so far (plays[0] is the lead)
-    hand_t plays[4]
-    shape_t shape             # shape of the cards actually led
-    int barred                # bit i: play i cannot win by trumping
-    int win                   # index of the play winning so far (trick_start / trick_add)
-    int win_eff               # its effective suit
-    int win_str               # its strength (docs/rules.md §6)
-    int every                 # the lead is a throw under overtrump_throw = every
-
-
-# The trick's bookkeeping: start with the cards actually led (tr.shape already set to their
-# shape), add each follow. The winner so far
-# follows docs/rules.md §6 exactly like the core's trick_winner (which it calls for `every`).
-cdef void trick_start(const ctx_t* c, trick_t* tr, int leader, hand_t lead, int barred) noexcept nogil
-cdef void trick_add(const ctx_t* c, trick_t* tr, hand_t play) noexcept nogil
 
 
 # Decisions, by the table of bots (_bots.pyx): each bot is a row of four decision functions and

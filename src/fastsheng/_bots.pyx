@@ -33,13 +33,12 @@ from fastsheng._bitboard cimport (
     hand_mask, hand_minus, hand_remove_card, hand_t, hand_union, lsb, msb, popcount, u64, u8,
 )
 from fastsheng._core cimport (
-    FILL_TRUMP_FIRST, FOLLOW_SUIT, OVERTRUMP_EVERY, PEN_HALF_STAKE,
-    KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP, card_key_bits, ctx_t,
-    eff_of, hand_points, has_shape, lead_shape, level_change, pack, pair_key_bits, play_strength,
-    run_starts, rules_t, shape_t, split_units, throw_check, throw_penalty_points, trick_winner,
-    unit_t,
+    FILL_TRUMP_FIRST, FOLLOW_SUIT, PEN_HALF_STAKE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP,
+    card_key_bits, ctx_t, eff_of, hand_points, level_change, pack, pair_key_bits, play_strength,
+    run_starts, rules_t, shape_t, split_units, throw_penalty_points, unit_t,
 )
 from fastsheng._rng cimport rng_below, rng_t
+from fastsheng._table cimport current_winner, table_t, trick_t, would_win
 
 cdef enum:
     BIG = 1 << 28
@@ -253,67 +252,6 @@ cdef void pri_random(rng_t* rng, hand_t hand, int* pri) noexcept nogil:
 
 cdef inline int partner_of(int seat) noexcept nogil:
     return (seat + 2) & 3
-
-
-cdef inline int beats(const ctx_t* c, const trick_t* tr, int i, hand_t x, int* str_out) noexcept nogil:
-    """Would play x at index i take the trick from the current winner? (not for `every`)"""
-    cdef const shape_t* s = &tr.shape
-    cdef int e, st
-    if x.one == 0:
-        return False
-    e = eff_of(c, x)
-    if e < 0:
-        return False
-    if e != s.eff and not (e == TRUMP and not (tr.barred >> i) & 1):
-        return False
-    if not has_shape(c, s, e, x):
-        return False
-    st = play_strength(c, s, e, x)
-    str_out[0] = st
-    if e != tr.win_eff:
-        return e == TRUMP
-    return st > tr.win_str
-
-
-cdef void trick_start(const ctx_t* c, trick_t* tr, int leader, hand_t lead, int barred) noexcept nogil:
-    tr.leader = leader
-    tr.plays[0] = lead
-    tr.n = 1
-    tr.barred = barred
-    tr.win = 0
-    tr.win_eff = tr.shape.eff
-    tr.win_str = tr.shape.top
-    tr.every = tr.shape.kind == KIND_THROW and c.r.overtrump_throw == OVERTRUMP_EVERY
-
-
-cdef void trick_add(const ctx_t* c, trick_t* tr, hand_t play) noexcept nogil:
-    cdef int st = -1
-    tr.plays[tr.n] = play
-    tr.n += 1
-    if tr.every:
-        tr.win = trick_winner(c, tr.plays, tr.n, tr.barred)
-        tr.win_eff = eff_of(c, tr.plays[tr.win])
-        return
-    if beats(c, tr, tr.n - 1, play, &st):
-        tr.win = tr.n - 1
-        tr.win_eff = eff_of(c, play)
-        tr.win_str = st
-
-
-cdef inline int current_winner(const ctx_t* c, const trick_t* tr) noexcept nogil:
-    """Play index winning the trick so far."""
-    return tr.win
-
-
-cdef inline bint would_win(const ctx_t* c, const trick_t* tr, hand_t play) noexcept nogil:
-    cdef hand_t plays[4]
-    cdef int i, st
-    if tr.every:
-        for i in range(tr.n):
-            plays[i] = tr.plays[i]
-        plays[tr.n] = play
-        return trick_winner(c, plays, tr.n + 1, tr.barred) == tr.n
-    return beats(c, tr, tr.n, play, &st)
 
 
 cdef inline int trick_pts(const ctx_t* c, const trick_t* tr) noexcept nogil:
