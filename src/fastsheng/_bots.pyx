@@ -1167,8 +1167,9 @@ BOT_TABLE[BOT_EXPERT4] = bot_t(
 
 
 def table_rows():
-    """Each row of the C table, by bot index: its plan and whether all four decisions are set
-    (tests/test_bots_table.py checks it against fastsheng.bots.BOT_INDEX)."""
+    """The C table of bots, a dict per bot index: its plan's fields and the address of each of
+    its four decisions (0: not set). tests/test_bots_table.py checks it against
+    fastsheng.bots.BOT_INDEX."""
     cdef const bot_t* b
     rows = []
     for i in range(NBOTS):
@@ -1176,8 +1177,8 @@ def table_rows():
         rows.append({
             "flags": b.plan.flags, "call_share": b.plan.call_share,
             "keep_trump_pairs": b.plan.keep_trump_pairs, "endgame": b.plan.endgame,
-            "complete": b.lead != NULL and b.follow != NULL and b.bury != NULL and
-            b.declare != NULL,
+            "lead": <size_t><void*>b.lead, "follow": <size_t><void*>b.follow,
+            "bury": <size_t><void*>b.bury, "declare": <size_t><void*>b.declare,
         })
     return rows
 
