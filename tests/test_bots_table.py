@@ -30,3 +30,20 @@ def test_the_expert_versions_share_their_decisions_and_differ_by_plan():
         assert len({r[d] for r in rows}) == 1, d
     plans = {(r["flags"], r["call_share"], r["keep_trump_pairs"], r["endgame"]) for r in rows}
     assert len(plans) == len(EXPERTS)
+
+
+def test_an_id_outside_the_table_plays_basic():
+    """A bot id past the table (or negative) plays basic-v1, as the if-chains the table replaced
+    did, instead of reading past the table's end."""
+    from fastsheng.game import Game
+
+    basic = BOT_INDEX["basic-v1"]
+    g = Game("standard", seed=5, hand_id=1, level="random")
+    decisions = 0
+    while g.phase != "done":
+        for stray in (len(BOT_INDEX), 1 << 20, -1):
+            ours, theirs = g._core.copy(), g._core.copy()
+            assert ours.bot_decision(stray) == theirs.bot_decision(basic), (g.phase, stray)
+        g.apply(g.bot_action("basic-v1"))
+        decisions += 1
+    assert decisions > 100

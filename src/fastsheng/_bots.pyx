@@ -1183,25 +1183,32 @@ def table_rows():
     return rows
 
 
+cdef inline const bot_t* row_of(const table_t* t, int seat) noexcept nogil:
+    """The row of the seat's bot; an id outside the table plays basic, as the if-chains that
+    the table replaced did (never a read past its end)."""
+    cdef unsigned int bot = <unsigned int>t.bots[seat]
+    return &BOT_TABLE[bot if bot < NBOTS else BOT_BASIC]
+
+
 cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil:
-    cdef const bot_t* b = &BOT_TABLE[t.bots[seat]]
+    cdef const bot_t* b = row_of(t, seat)
     t.lead_risk = 0.0
     return b.lead(t, seat, &b.plan)
 
 
 cdef hand_t bot_follow(table_t* t, int seat, const trick_t* tr) noexcept nogil:
-    cdef const bot_t* b = &BOT_TABLE[t.bots[seat]]
+    cdef const bot_t* b = row_of(t, seat)
     return b.follow(t, seat, tr, &b.plan)
 
 
 cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil:
-    cdef const bot_t* b = &BOT_TABLE[t.bots[seat]]
+    cdef const bot_t* b = row_of(t, seat)
     return b.bury(t, seat, hand, &b.plan)
 
 
 cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
                      int standing_seat, int after_burial) noexcept nogil:
-    cdef const bot_t* b = &BOT_TABLE[t.bots[seat]]
+    cdef const bot_t* b = row_of(t, seat)
     if n == 0:
         return -1
     return b.declare(t, seat, options, n, dealt, standing_seat, after_burial, &b.plan)
