@@ -935,7 +935,7 @@ cdef hand_t follow_expert(table_t* t, int seat, const trick_t* tr, const plan_t*
     cdef int pts = trick_pts(c, tr)
     cdef int e = tr.shape.eff, nafter = 3 - tr.n, thr, code, k
     cdef bint partner_wins = wseat == partner_of(seat)
-    cdef bint strong, ruffing, worth, secure = p.flags & PLAN_SECURE
+    cdef bint ruffing, worth, secure = p.flags & PLAN_SECURE
     cdef bint endgame = hand_count(h) <= p.endgame
     cdef u64 bits
     if p.flags & PLAN_STAKES:
@@ -945,29 +945,7 @@ cdef hand_t follow_expert(table_t* t, int seat, const trick_t* tr, const plan_t*
     if hand_count(hp) < tr.shape.ncards:
         hp = h
     if partner_wins:
-        # point flow: feed points when the partner surely wins
-        strong = nafter == 0
-        if not strong:
-            if tr.win_eff == e:
-                strong = threat_of(c, &tr.shape, e, unseen) <= tr.win_str and \
-                    not ruff_risk(t, p, seat, e, unseen, seat + 1, nafter)
-            else:   # the partner trumped
-                strong = threat_of(c, &tr.shape, TRUMP, unseen) <= tr.win_str or \
-                    not ruff_risk(t, p, seat, e, unseen, seat + 1, nafter)
-        if strong:
-            pri_feed_t(t, hp, pri)
-        else:
-            pri_dump_t(t, hp, pri)
-            if (secure or pts >= 10) and not ruffing and \
-                    hand_count(hand_mask(h, c.suit_bb[e])) >= tr.shape.ncards and \
-                    not ruff_risk(t, p, seat, e, unseen, seat + 1, nafter):
-                # points at stake and the partner may be overtaken: take over with a sure winner.
-                # V3 secure the trick: whatever the points (v1, v2: from 10 points), so the trick
-                # and the next lead stay on our side
-                play = try_win_thr(c, tr, h, pri, False, threat_of(c, &tr.shape, e, unseen))
-                if play.one:
-                    return play
-        return build_follow(c, &tr.shape, h, pri)
+        return follow_partner(t, p, seat, tr, hp, unseen, pts, ruffing)
     pri_dump_t(t, hp, pri)
     if hand_count(h) <= p.keep_trump_pairs and (seat & 1) != (t.dealer & 1):
         # defenders keep their trump pairs for the last trick (the kitty's multiplier). V2 the
@@ -1011,6 +989,38 @@ cdef hand_t follow_expert(table_t* t, int seat, const trick_t* tr, const plan_t*
             bits &= bits - 1
             if c.eff[code] != TRUMP and c.eff[code] != e:
                 pri[code] += 3 * slen[c.eff[code]]
+    return build_follow(c, &tr.shape, h, pri)
+
+
+cdef hand_t follow_partner(table_t* t, const plan_t* p, int seat, const trick_t* tr, hand_t hp,
+                           hand_t unseen, int pts, bint ruffing) noexcept nogil:
+    """follow_expert when the partner is winning (hp: the cards it may play). Point flow: feed
+    points when the partner surely wins, else discard low or take over."""
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t h = t.hands[seat], play
+    cdef int pri[54]
+    cdef int e = tr.shape.eff, nafter = 3 - tr.n
+    cdef bint strong = nafter == 0
+    if not strong:
+        if tr.win_eff == e:
+            strong = threat_of(c, &tr.shape, e, unseen) <= tr.win_str and \
+                not ruff_risk(t, p, seat, e, unseen, seat + 1, nafter)
+        else:   # the partner trumped
+            strong = threat_of(c, &tr.shape, TRUMP, unseen) <= tr.win_str or \
+                not ruff_risk(t, p, seat, e, unseen, seat + 1, nafter)
+    if strong:
+        pri_feed_t(t, hp, pri)
+    else:
+        pri_dump_t(t, hp, pri)
+        if (p.flags & PLAN_SECURE or pts >= 10) and not ruffing and \
+                hand_count(hand_mask(h, c.suit_bb[e])) >= tr.shape.ncards and \
+                not ruff_risk(t, p, seat, e, unseen, seat + 1, nafter):
+            # points at stake and the partner may be overtaken: take over with a sure winner.
+            # V3 secure the trick: whatever the points (v1, v2: from 10 points), so the trick
+            # and the next lead stay on our side
+            play = try_win_thr(c, tr, h, pri, False, threat_of(c, &tr.shape, e, unseen))
+            if play.one:
+                return play
     return build_follow(c, &tr.shape, h, pri)
 
 
