@@ -1,7 +1,7 @@
 # The heuristic bots of fastsheng (docs/bots.md): plain C decisions, nogil.
 #
-# The game loop (fastsheng._game) owns a `table_t` with the whole state of a hand and asks the
-# bot of a seat for a decision. A bot reads only what its seat may know: its own hand
+# The game loop (fastsheng._game) owns a `table_t` with the whole state of a hand (fastsheng._table)
+# and asks the bot of a seat for a decision. A bot reads only what its seat may know: its own hand
 # (hands[seat]), the public record (cards played, by whom, known voids, the trick so far), and
 # the kitty only when it buried it. Bots build their plays directly (no enumeration):
 # `build_follow` takes a per-card preference and returns a legal follow.
@@ -9,63 +9,22 @@
 from fastsheng._bitboard cimport hand_t, popcount, u64, u8
 from fastsheng._core cimport ctx_t, rules_t, shape_t
 from fastsheng._rng cimport rng_t
+from fastsheng._table cimport table_t, trick_t
 
 cdef enum:
     BOT_RANDOM = 0
-    BOT_BASIC = 1
-    BOT_EXPERT = 2
+    BOT_BASIC = 1        # basic-v1 (frozen)
+    BOT_EXPERT1 = 2      # expert-v1 (frozen)
     BOT_CHAOS = 3        # test bot (not public): random leads including random throws
     BOT_MUTE = 4         # test bot (not public): plays as basic, never calls
-    BOT_EXPERT2 = 5      # expert-v2 (frozen; BOT_EXPERT is the frozen expert-v1)
+    BOT_EXPERT2 = 5      # expert-v2 (frozen)
     BOT_EXPERT3 = 6      # expert-v3 (frozen)
-    BOT_EXPERT4 = 7      # expert-v4 (the expert of today)
+    BOT_EXPERT4 = 7      # expert-v4 (frozen; the expert of today)
     NBOTS = 8
 
 
-# What the game shares with the bots. Bots read only their own hand and public facts.
-cdef struct table_t:
-    ctx_t ctx                 # play context (level, trump) once trump is fixed
-    rng_t* rng
-    int bots[4]
-    int dealer
-    int level
-    int first_hand
-    hand_t hands[4]           # a bot reads hands[seat] only
-    hand_t played             # every card played so far (public)
-    hand_t played_by[4]       # cards played by each seat (public)
-    int void_mask[4]          # bit e: seat has shown it is void in effective suit e (public)
-    int nopair_mask[4]        # bit e: seat has shown it holds no pair of suit e (public: it
-                              # answered a pair lead of e without all the pairs it asked)
-    hand_t buried             # the kitty as buried; read only by its burier
-    int burier                # seat that buried the kitty last
-    int def_points            # defenders' points so far (public)
-    int tricks_done
-    int kv[54]                # how much a player wants to keep each card (bots_prepare)
-    int fv[54]                # preference of a point card when feeding points
-    double lead_risk          # bot_lead: the leader's own estimate that its lead fails (0 = sure)
-
-
-# The trick being played.
-cdef struct trick_t:
-    int leader
-    int n                     # plays so far (plays[0] is the lead)
-    hand_t plays[4]
-    shape_t shape             # shape of the cards actually led
-    int barred                # bit i: play i cannot win by trumping
-    int win                   # index of the play winning so far (trick_start / trick_add)
-    int win_eff               # its effective suit
-    int win_str               # its strength (docs/rules.md §6)
-    int every                 # the lead is a throw under overtrump_throw = every
-
-
-# The trick's bookkeeping: start with the cards actually led (tr.shape already set to their
-# shape), add each follow. The winner so far
-# follows docs/rules.md §6 exactly like the core's trick_winner (which it calls for `every`).
-cdef void trick_start(const ctx_t* c, trick_t* tr, int leader, hand_t lead, int barred) noexcept nogil
-cdef void trick_add(const ctx_t* c, trick_t* tr, hand_t play) noexcept nogil
-
-
-# Decisions.
+# Decisions, by the table of bots (_bots.pyx): each bot is a row of four decision functions and
+# the plan they read; a dispatcher below calls the function of the seat's bot with its plan.
 cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil
 cdef hand_t bot_follow(table_t* t, int seat, const trick_t* tr) noexcept nogil
 cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil
@@ -76,6 +35,42 @@ cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil
 # Returns an index into options, or -1 to pass.
 cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
                      int standing_seat, int after_burial) noexcept nogil
+
+# A bot's plan: the flags and parameters by which versions that share a decision differ (each
+# named in _bots.pyx by the version that set it: `V2`, `V3`, `V4` comments; docs/bots.md).
+cdef enum:
+    PLAN_COUNT_VOIDS = 1     # v2: a suit with no card left outside the hand is void for all
+    PLAN_DRAW_SURE = 2       # v2: draw trumps with a sure trump only
+    PLAN_TOP_LEADS = 4       # v2: cash a side tractor, an ace pair or an ace before a low lead
+    PLAN_LOW_PAIRS = 8       # v2: then a low side pair rather than a single
+    PLAN_SPARE_TRUMPS = 16   # v2: no top trumps on empty tricks
+    PLAN_BURY_VOIDS = 32     # v1: bury whole short side suits (voids)
+    PLAN_BURY_POINTS = 64    # v2: with 10+ trumps, bury the points it cannot protect
+    PLAN_SECURE = 128        # v3: secure the trick, contest every trick in suit
+    PLAN_RISK = 256          # v4: calculated-risk throws
+    PLAN_STAKES = 512        # v4: the level table's lines raise the stakes of a trick
+
+cdef struct plan_t:
+    int flags                # PLAN_* bits
+    int call_share           # declare: call once the best suit holds this % of the cards
+    int keep_trump_pairs     # follow: a defender keeps its trump pairs from this many cards left
+    int endgame              # follow: contest every trick from this many cards left (0: never)
+
+# The four decisions of a bot, each given the bot's plan (the arguments of the dispatchers).
+ctypedef hand_t (*lead_fn)(table_t* t, int seat, const plan_t* p) noexcept nogil
+ctypedef hand_t (*follow_fn)(table_t* t, int seat, const trick_t* tr, const plan_t* p) noexcept nogil
+ctypedef hand_t (*bury_fn)(table_t* t, int seat, hand_t hand, const plan_t* p) noexcept nogil
+ctypedef int (*declare_fn)(table_t* t, int seat, const int* options, int n, int dealt,
+                           int standing_seat, int after_burial, const plan_t* p) noexcept nogil
+
+# One row of the table of bots.
+cdef struct bot_t:
+    lead_fn lead
+    follow_fn follow
+    bury_fn bury
+    declare_fn declare
+    plan_t plan
+
 
 # A legal follow from `hand` to a lead of shape `s`, preferring cards of lower pri[code].
 cdef hand_t build_follow(const ctx_t* c, const shape_t* s, hand_t hand, const int* pri) noexcept nogil

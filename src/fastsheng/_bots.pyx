@@ -2,13 +2,14 @@
 """The heuristic bots of fastsheng (docs/bots.md), in C without the GIL.
 
 The public bots: ``random`` (uniformly random leads of one unit, random legal follows, random
-calls and burial), ``basic-v1`` (a casual player's habits), ``expert-v1`` (``basic`` plus memory
-of every card played, inferred voids, safe throws, trump management, kitty play and
-strength-based calling) and ``expert-v2`` (expert-v1 with counted voids, the lead kept, low pairs
-led, no top trumps on empty tricks, the kitty as a system and an earlier call: the section at
-the end of this file). Versions are frozen (fastsheng.bots, tests/test_bot_versions.py): a new
-behaviour is a new version, never an edit of a frozen one. A private test bot ``_chaos`` leads random subsets of a suit (often failing throws) so
-that the tests exercise every throw rule.
+calls and burial), ``basic-v1`` (a casual player's habits) and ``expert-v1`` .. ``expert-v4``
+(``basic`` plus memory of every card played, inferred voids, safe throws, trump management,
+kitty play and strength-based calling; each later version changes named decisions). Each bot is
+a row of the table at the end of this file: its four decisions (lead, follow, bury, declare)
+and the plan they read, so versions that decide alike share one function. Versions are frozen
+(fastsheng.bots, tests/test_bot_versions.py): a new behaviour is a new version (a new row),
+never an edit of a frozen one. Two private test bots: ``_chaos`` leads random subsets of a suit
+(often failing throws) so that the tests exercise every throw rule; ``_mute`` never calls.
 
 Plays are built, not enumerated: `build_follow` takes a preference per card code (lower =
 played first) and takes, in the lead's suit, the tractors, pairs and singles the lead obliges
@@ -32,13 +33,12 @@ from fastsheng._bitboard cimport (
     hand_mask, hand_minus, hand_remove_card, hand_t, hand_union, lsb, msb, popcount, u64, u8,
 )
 from fastsheng._core cimport (
-    FILL_TRUMP_FIRST, FOLLOW_SUIT, OVERTRUMP_EVERY, PEN_HALF_STAKE,
-    KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP, card_key_bits, ctx_t,
-    eff_of, hand_points, has_shape, lead_shape, level_change, pack, pair_key_bits, play_strength,
-    run_starts, rules_t, shape_t, split_units, throw_check, throw_penalty_points, trick_winner,
-    unit_t,
+    FILL_TRUMP_FIRST, FOLLOW_SUIT, PEN_HALF_STAKE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP,
+    card_key_bits, ctx_t, eff_of, hand_points, level_change, pack, pair_key_bits, play_strength,
+    run_starts, rules_t, shape_t, split_units, throw_penalty_points, unit_t,
 )
 from fastsheng._rng cimport rng_below, rng_t
+from fastsheng._table cimport current_winner, table_t, trick_t, would_win
 
 cdef enum:
     BIG = 1 << 28
@@ -227,32 +227,8 @@ cdef inline void pri_dump_t(const table_t* t, hand_t hand, int* pri) noexcept no
         pri[code] = t.kv[code] + 12
 
 
-cdef void pri_dump(const ctx_t* c, hand_t hand, int* pri) noexcept nogil:
-    """Play low, non-point, non-trump cards first."""
-    cdef u64 bits = hand.one
-    cdef int code
-    while bits:
-        code = lsb(bits)
-        bits &= bits - 1
-        pri[code] = keep_value(c, hand, code)
-
-
-cdef void pri_feed(const ctx_t* c, hand_t hand, int* pri) noexcept nogil:
-    """Give points first (10s and Ks, then 5s), side-suit before trump, else low cards."""
-    cdef u64 bits = hand.one
-    cdef int code, p
-    while bits:
-        code = lsb(bits)
-        bits &= bits - 1
-        p = card_pts(code)
-        if p:
-            pri[code] = -20 * p + (100 if c.eff[code] == TRUMP else 0) + c.key[code]
-        else:
-            pri[code] = keep_value(c, hand, code)
-
-
 cdef inline void pri_feed_t(const table_t* t, hand_t hand, int* pri) noexcept nogil:
-    """pri_feed with the per-hand table."""
+    """Give points first (10s and Ks, then 5s), side-suit before trump, else low cards."""
     cdef u64 bits = hand.one & t.ctx.point_bb
     cdef int code
     pri_dump_t(t, hand, pri)
@@ -278,67 +254,6 @@ cdef inline int partner_of(int seat) noexcept nogil:
     return (seat + 2) & 3
 
 
-cdef inline int beats(const ctx_t* c, const trick_t* tr, int i, hand_t x, int* str_out) noexcept nogil:
-    """Would play x at index i take the trick from the current winner? (not for `every`)"""
-    cdef const shape_t* s = &tr.shape
-    cdef int e, st
-    if x.one == 0:
-        return False
-    e = eff_of(c, x)
-    if e < 0:
-        return False
-    if e != s.eff and not (e == TRUMP and not (tr.barred >> i) & 1):
-        return False
-    if not has_shape(c, s, e, x):
-        return False
-    st = play_strength(c, s, e, x)
-    str_out[0] = st
-    if e != tr.win_eff:
-        return e == TRUMP
-    return st > tr.win_str
-
-
-cdef void trick_start(const ctx_t* c, trick_t* tr, int leader, hand_t lead, int barred) noexcept nogil:
-    tr.leader = leader
-    tr.plays[0] = lead
-    tr.n = 1
-    tr.barred = barred
-    tr.win = 0
-    tr.win_eff = tr.shape.eff
-    tr.win_str = tr.shape.top
-    tr.every = tr.shape.kind == KIND_THROW and c.r.overtrump_throw == OVERTRUMP_EVERY
-
-
-cdef void trick_add(const ctx_t* c, trick_t* tr, hand_t play) noexcept nogil:
-    cdef int st = -1
-    tr.plays[tr.n] = play
-    tr.n += 1
-    if tr.every:
-        tr.win = trick_winner(c, tr.plays, tr.n, tr.barred)
-        tr.win_eff = eff_of(c, tr.plays[tr.win])
-        return
-    if beats(c, tr, tr.n - 1, play, &st):
-        tr.win = tr.n - 1
-        tr.win_eff = eff_of(c, play)
-        tr.win_str = st
-
-
-cdef inline int current_winner(const ctx_t* c, const trick_t* tr) noexcept nogil:
-    """Play index winning the trick so far."""
-    return tr.win
-
-
-cdef inline bint would_win(const ctx_t* c, const trick_t* tr, hand_t play) noexcept nogil:
-    cdef hand_t plays[4]
-    cdef int i, st
-    if tr.every:
-        for i in range(tr.n):
-            plays[i] = tr.plays[i]
-        plays[tr.n] = play
-        return trick_winner(c, plays, tr.n + 1, tr.barred) == tr.n
-    return beats(c, tr, tr.n, play, &st)
-
-
 cdef inline int trick_pts(const ctx_t* c, const trick_t* tr) noexcept nogil:
     cdef int i, p = 0
     for i in range(tr.n):
@@ -351,7 +266,7 @@ cdef hand_t min_beating(const ctx_t* c, const shape_t* s, int e, hand_t pool, in
     """The lowest decisive unit (single, pair or run of the lead's first tractor length) of
     suit e in pool whose strength exceeds thr; empty when there is none."""
     cdef hand_t u = hand_empty()
-    cdef u64 bits, r
+    cdef u64 bits, r, cards
     cdef int k, start, L, code
     pool = hand_mask(pool, c.suit_bb[e])
     if s.ntractors > 0:
@@ -367,24 +282,20 @@ cdef hand_t min_beating(const ctx_t* c, const shape_t* s, int e, hand_t pool, in
                     u.two |= (<u64>1) << code
                 return u
         return u
+    # a pair (the lowest pair key above thr) or a single
     if s.npairs > 0:
         bits = pair_key_bits(c, e, pool)
-        while bits:
-            k = lsb(bits)
-            bits &= bits - 1
-            if k > thr:
-                code = pick_min(pool.two & c.key_bb[e][k], pri)
-                u.one = (<u64>1) << code
-                u.two = u.one
-                return u
-        return u
-    bits = card_key_bits(c, e, pool)
+        cards = pool.two
+    else:
+        bits = card_key_bits(c, e, pool)
+        cards = pool.one
     while bits:
         k = lsb(bits)
         bits &= bits - 1
         if k > thr:
-            code = pick_min(pool.one & c.key_bb[e][k], pri)
-            u.one = (<u64>1) << code
+            u.one = (<u64>1) << pick_min(cards & c.key_bb[e][k], pri)
+            if s.npairs > 0:
+                u.two = u.one
             return u
     return u
 
@@ -452,9 +363,74 @@ cdef hand_t try_win_thr(const ctx_t* c, const trick_t* tr, hand_t hand, int* pri
 
 
 # ---------------------------------------------------------------------------------------------
-# Leads
+# What a seat knows: the cards it has not seen and the voids shown
 
-cdef hand_t lead_random(table_t* t, int seat) noexcept nogil:
+cdef inline hand_t unseen_of(const table_t* t, int seat) noexcept nogil:
+    """Cards `seat` has not seen: the deck minus its hand, the cards played and (when it buried
+    the kitty) the kitty. Every other hand is inside this set."""
+    cdef hand_t full, u
+    full.one = ALL_CODES
+    full.two = ALL_CODES
+    u = hand_minus(full, t.hands[seat])
+    u = hand_minus(u, t.played)
+    if t.burier == seat:
+        u = hand_minus(u, t.buried)
+    return u
+
+
+cdef inline bint ruff_risk(const table_t* t, const plan_t* p, int seat, int e, hand_t unseen,
+                           int first_after, int nafter) noexcept nogil:
+    """Could an opponent among the next `nafter` seats from `first_after` trump suit e? A void is
+    known when shown. V2 counting voids (PLAN_COUNT_VOIDS): it is inferred for everyone when no
+    card of e is left outside our hand (the unseen set is exact): a strong player counts the
+    suit and does not cash a 'sure' winner into a ruff."""
+    cdef int i, s
+    cdef bint all_void
+    if e == TRUMP or hand_mask(unseen, t.ctx.suit_bb[TRUMP]).one == 0:
+        return False
+    all_void = p.flags & PLAN_COUNT_VOIDS and hand_mask(unseen, t.ctx.suit_bb[e]).one == 0
+    for i in range(nafter):
+        s = (first_after + i) & 3
+        if (s & 1) == (seat & 1) or (t.void_mask[s] >> TRUMP) & 1:
+            continue
+        if all_void or (t.void_mask[s] >> e) & 1:
+            return True
+    return False
+
+
+cdef hand_t safe_set(const ctx_t* c, int e, hand_t h, hand_t unseen) noexcept nogil:
+    """The cards of suit e in h that no unseen single or pair can beat: singles at or above the
+    highest unseen card, pairs at or above the highest unseen pair (docs/rules.md §4, so a throw
+    of them cannot fail)."""
+    cdef hand_t he = hand_mask(h, c.suit_bb[e]), ue = hand_mask(unseen, c.suit_bb[e])
+    cdef hand_t out = hand_empty()
+    cdef u64 u1 = card_key_bits(c, e, ue), u2 = pair_key_bits(c, e, ue), bits
+    cdef int m1 = msb(u1) if u1 else -1, m2 = msb(u2) if u2 else -1, code
+    bits = he.one & ~he.two
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        if c.key[code] >= m1:
+            out.one |= (<u64>1) << code
+    bits = he.two
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        if c.key[code] >= m2:
+            out.one |= (<u64>1) << code
+            out.two |= (<u64>1) << code
+    return out
+
+
+cdef inline int threat_of(const ctx_t* c, const shape_t* s, int e, hand_t unseen) noexcept nogil:
+    """Strength of the best unseen answer in suit e to the lead's decisive unit, or -1."""
+    return play_strength(c, s, e, hand_mask(unseen, c.suit_bb[e]))
+
+
+# ---------------------------------------------------------------------------------------------
+# random and the test bots (_chaos, _mute)
+
+cdef hand_t lead_random(table_t* t, int seat, const plan_t* p) noexcept nogil:
     """A uniformly random single, pair or tractor of the hand."""
     cdef const ctx_t* c = &t.ctx
     cdef hand_t h = t.hands[seat]
@@ -491,14 +467,14 @@ cdef hand_t lead_random(table_t* t, int seat) noexcept nogil:
     return out
 
 
-cdef hand_t lead_chaos(table_t* t, int seat) noexcept nogil:
+cdef hand_t lead_chaos(table_t* t, int seat, const plan_t* p) noexcept nogil:
     """A random non-empty subset of one effective suit (often a throw)."""
     cdef const ctx_t* c = &t.ctx
     cdef hand_t h = t.hands[seat], he, out = hand_empty()
     cdef int code, i, n
     cdef u64 bits
     if rng_below(t.rng, 2) == 0:
-        return lead_random(t, seat)
+        return lead_random(t, seat, p)
     code = lsb(h.one)
     n = rng_below(t.rng, popcount(h.one))
     bits = h.one
@@ -518,6 +494,39 @@ cdef hand_t lead_chaos(table_t* t, int seat) noexcept nogil:
         out.one = (<u64>1) << code
     return out
 
+
+cdef hand_t follow_random(table_t* t, int seat, const trick_t* tr, const plan_t* p) noexcept nogil:
+    """A legal follow built from a random preference over the hand."""
+    cdef int pri[54]
+    pri_random(t.rng, t.hands[seat], pri)
+    return build_follow(&t.ctx, &tr.shape, t.hands[seat], pri)
+
+
+cdef hand_t bury_random(table_t* t, int seat, hand_t hand, const plan_t* p) noexcept nogil:
+    """8 random cards."""
+    cdef int pri[54]
+    cdef hand_t out = hand_empty(), pool = hand
+    pri_random(t.rng, hand, pri)
+    take_cards(&pool, &out, 8, pri)
+    return out
+
+
+cdef int declare_random(table_t* t, int seat, const int* options, int n, int dealt,
+                        int standing_seat, int after_burial, const plan_t* p) noexcept nogil:
+    """A coin flip, then a random allowed show."""
+    if rng_below(t.rng, 2) == 0:
+        return rng_below(t.rng, n)
+    return -1
+
+
+cdef int declare_never(table_t* t, int seat, const int* options, int n, int dealt,
+                       int standing_seat, int after_burial, const plan_t* p) noexcept nogil:
+    """_mute: never calls (so the tests reach every no-call fallback)."""
+    return -1
+
+
+# ---------------------------------------------------------------------------------------------
+# basic-v1
 
 cdef inline int longest_run(u64 bits, int* start) noexcept nogil:
     """Length and start of the longest (then highest) run of set bits."""
@@ -580,26 +589,24 @@ cdef int count_tractors(const ctx_t* c, hand_t h) noexcept nogil:
     return n
 
 
-cdef hand_t lead_basic(table_t* t, int seat) noexcept nogil:
-    """Sure winners first (side-suit tractors, ace pairs, aces), else a low card of the
-    shortest side suit, else trumps from the bottom."""
+cdef hand_t top_leads(table_t* t, const plan_t* p, int seat, hand_t h, hand_t unseen,
+                      bint guarded) noexcept nogil:
+    """Sure winners of a casual player: a side tractor, an ace pair, else an ace of the longest
+    suit; an empty hand when there is none. `guarded`: only in a suit no opponent can ruff
+    (ruff_risk). V2 keep the lead: expert-v2 cashes these, guarded, before a low lead: cashing a
+    top card keeps the initiative; a low lead hands it to the opponents, who then lead their own
+    winners (measured: the largest single gain)."""
     cdef const ctx_t* c = &t.ctx
-    cdef hand_t h = t.hands[seat], he, out = hand_empty()
-    cdef unit_t units[MAXUNITS]
-    cdef int n, i, e, top, best_len, best_e, code, cnt, best_cnt
-    cdef int pri[54]
-    cdef u64 bits
-    # side-suit tractors
+    cdef hand_t he, out = hand_empty()
+    cdef int e, top, cnt, best_cnt = -1, best_e = -1
     if popcount(h.two & ~c.suit_bb[TRUMP]) >= 2:
         out = best_side_tractor(c, h)
-        if out.one:
+        if out.one and not (guarded and ruff_risk(t, p, seat, eff_of(c, out), unseen, seat + 1, 3)):
             return out
-    # ace pairs, then aces, of the longest such suit
-    best_e = -1
-    best_cnt = -1
+        out = hand_empty()
     for e in range(4):
         he = hand_mask(h, c.suit_bb[e])
-        if he.one == 0:
+        if he.one == 0 or (guarded and ruff_risk(t, p, seat, e, unseen, seat + 1, 3)):
             continue
         top = c.nkeys[e] - 1
         if he.two & c.key_bb[e][top]:
@@ -615,6 +622,19 @@ cdef hand_t lead_basic(table_t* t, int seat) noexcept nogil:
     if best_e >= 0:
         out.one = h.one & c.key_bb[best_e][c.nkeys[best_e] - 1]
         out.one &= ~out.one + 1
+    return out
+
+
+cdef hand_t lead_basic(table_t* t, int seat, const plan_t* p) noexcept nogil:
+    """Sure winners first (side-suit tractors, ace pairs, aces), else a low card of the
+    shortest side suit, else trumps from the bottom."""
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t h = t.hands[seat], he, out
+    cdef unit_t units[MAXUNITS]
+    cdef int n, e, best_len, best_e, code, cnt
+    cdef int pri[54]
+    out = top_leads(t, p, seat, h, h, False)
+    if out.one:
         return out
     # a low card of the shortest side suit
     best_e = -1
@@ -646,26 +666,7 @@ cdef hand_t lead_basic(table_t* t, int seat) noexcept nogil:
     return out
 
 
-cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil:
-    cdef int bot = t.bots[seat]
-    t.lead_risk = 0.0
-    if bot == BOT_RANDOM:
-        return lead_random(t, seat)
-    if bot == BOT_CHAOS:
-        return lead_chaos(t, seat)
-    if bot == BOT_EXPERT:
-        return lead_expert(t, seat)
-    if bot == BOT_EXPERT2 or bot == BOT_EXPERT3:
-        return lead_planned(t, seat, 0)
-    if bot == BOT_EXPERT4:
-        return lead_planned(t, seat, PLAN_RISK | PLAN_STAKES)
-    return lead_basic(t, seat)
-
-
-# ---------------------------------------------------------------------------------------------
-# Follows
-
-cdef hand_t follow_basic(table_t* t, int seat, const trick_t* tr) noexcept nogil:
+cdef hand_t follow_basic(table_t* t, int seat, const trick_t* tr, const plan_t* p) noexcept nogil:
     cdef const ctx_t* c = &t.ctx
     cdef hand_t h = t.hands[seat], play, hp
     cdef int pri[54]
@@ -698,330 +699,57 @@ cdef hand_t follow_basic(table_t* t, int seat, const trick_t* tr) noexcept nogil
     return build_follow(c, &tr.shape, h, pri)
 
 
-cdef hand_t bot_follow(table_t* t, int seat, const trick_t* tr) noexcept nogil:
-    cdef int pri[54]
-    cdef int bot = t.bots[seat]
-    if bot == BOT_RANDOM or bot == BOT_CHAOS:
-        pri_random(t.rng, t.hands[seat], pri)
-        return build_follow(&t.ctx, &tr.shape, t.hands[seat], pri)
-    if bot == BOT_EXPERT:
-        return follow_expert(t, seat, tr)
-    if bot == BOT_EXPERT2:
-        return follow_planned(t, seat, tr, 0)
-    if bot == BOT_EXPERT3:
-        return follow_planned(t, seat, tr, PLAN_SECURE)
-    if bot == BOT_EXPERT4:
-        return follow_planned(t, seat, tr, PLAN_SECURE | PLAN_RISK | PLAN_STAKES)
-    return follow_basic(t, seat, tr)
-
-
-# ---------------------------------------------------------------------------------------------
-# Expert: memory of the cards played and the voids shown
-
-cdef inline hand_t unseen_of(const table_t* t, int seat) noexcept nogil:
-    """Cards `seat` has not seen: the deck minus its hand, the cards played and (when it buried
-    the kitty) the kitty. Every other hand is inside this set."""
-    cdef hand_t full, u
-    full.one = ALL_CODES
-    full.two = ALL_CODES
-    u = hand_minus(full, t.hands[seat])
-    u = hand_minus(u, t.played)
-    if t.burier == seat:
-        u = hand_minus(u, t.buried)
-    return u
-
-
-cdef inline bint ruff_risk(const table_t* t, int seat, int e, hand_t unseen,
-                           int first_after, int nafter) noexcept nogil:
-    """Could an opponent among the next `nafter` seats from `first_after` trump suit e?"""
-    cdef int i, s
-    if e == TRUMP or hand_mask(unseen, t.ctx.suit_bb[TRUMP]).one == 0:
-        return False
-    for i in range(nafter):
-        s = (first_after + i) & 3
-        if (s & 1) == (seat & 1):
-            continue
-        if (t.void_mask[s] >> e) & 1 and not (t.void_mask[s] >> TRUMP) & 1:
-            return True
-    return False
-
-
-cdef hand_t safe_set(const ctx_t* c, int e, hand_t h, hand_t unseen) noexcept nogil:
-    """The cards of suit e in h that no unseen single or pair can beat: singles at or above the
-    highest unseen card, pairs at or above the highest unseen pair (docs/rules.md §4, so a throw
-    of them cannot fail)."""
-    cdef hand_t he = hand_mask(h, c.suit_bb[e]), ue = hand_mask(unseen, c.suit_bb[e])
-    cdef hand_t out = hand_empty()
-    cdef u64 u1 = card_key_bits(c, e, ue), u2 = pair_key_bits(c, e, ue), bits
-    cdef int m1 = msb(u1) if u1 else -1, m2 = msb(u2) if u2 else -1, code
-    bits = he.one & ~he.two
-    while bits:
-        code = lsb(bits)
-        bits &= bits - 1
-        if c.key[code] >= m1:
-            out.one |= (<u64>1) << code
-    bits = he.two
-    while bits:
-        code = lsb(bits)
-        bits &= bits - 1
-        if c.key[code] >= m2:
-            out.one |= (<u64>1) << code
-            out.two |= (<u64>1) << code
-    return out
-
-
-cdef hand_t lead_expert(table_t* t, int seat) noexcept nogil:
-    cdef const ctx_t* c = &t.ctx
-    cdef hand_t h = t.hands[seat], unseen = unseen_of(t, seat), he, sf, best = hand_empty(), ht
-    cdef hand_t out = hand_empty()
-    cdef int e, score, best_score = -1, n = hand_count(h), nt, code, partner = partner_of(seat)
-    cdef int pri[54]
-    cdef bint dealer_side = (seat & 1) == (t.dealer & 1)
-    cdef int unseen_trumps = hand_count(hand_mask(unseen, c.suit_bb[TRUMP]))
-    # sure winners of the side suits, thrown together when there are several
-    for e in range(4):
-        he = hand_mask(h, c.suit_bb[e])
-        if he.one == 0:
-            continue
-        sf = safe_set(c, e, h, unseen)
-        if sf.one == 0 or ruff_risk(t, seat, e, unseen, seat + 1, 3):
-            continue
-        score = 10 * hand_count(sf) + hand_points(c, sf)
-        if score > best_score:
-            best_score = score
-            best = sf
-    if best.one:
-        return best
-    ht = hand_mask(h, c.suit_bb[TRUMP])
-    nt = hand_count(ht)
-    if nt:
-        sf = safe_set(c, TRUMP, h, unseen)
-        if sf.one and (unseen_trumps == 0 or nt == n):
-            return sf       # every trump left is ours, or nothing else: cash them
-        if dealer_side and unseen_trumps > 0 and nt >= 4 and nt * 5 >= n * 2:
-            # draw trumps: a sure trump pair, a sure trump, else the lowest trump
-            pri_dump_t(t, ht, pri)
-            if sf.two:
-                code = pick_min(sf.two, pri)
-                out.one = (<u64>1) << code
-                out.two = out.one
-                return out
-            if sf.one:
-                code = pick_min(sf.one, pri)
-                out.one = (<u64>1) << code
-                return out
-            code = pick_min(ht.one & ~ht.two if ht.one & ~ht.two else ht.one, pri)
-            out.one = (<u64>1) << code
-            return out
-    # a suit the partner can trump
-    if not (t.void_mask[partner] >> TRUMP) & 1 and unseen_trumps > 0:
-        for e in range(4):
-            he = hand_mask(h, c.suit_bb[e])
-            if he.one and (t.void_mask[partner] >> e) & 1 and \
-                    not ruff_risk(t, seat, e, unseen, seat + 1, 1):
-                pri_dump_t(t, he, pri)
-                out.one = (<u64>1) << pick_min(he.one, pri)
-                return out
-    return lead_basic(t, seat)
-
-
-cdef inline int threat_of(const ctx_t* c, const shape_t* s, int e, hand_t unseen) noexcept nogil:
-    """Strength of the best unseen answer in suit e to the lead's decisive unit, or -1."""
-    return play_strength(c, s, e, hand_mask(unseen, c.suit_bb[e]))
-
-
-cdef hand_t follow_expert(table_t* t, int seat, const trick_t* tr) noexcept nogil:
-    cdef const ctx_t* c = &t.ctx
-    cdef hand_t h = t.hands[seat], play, hp, unseen = unseen_of(t, seat)
-    cdef int pri[54]
-    cdef int slen[5]
-    cdef int w = tr.win
-    cdef int wseat = (tr.leader + w) & 3
-    cdef int pts = trick_pts(c, tr)
-    cdef int e = tr.shape.eff, nafter = 3 - tr.n, thr, code, k
-    cdef bint partner_wins = wseat == partner_of(seat)
-    cdef bint strong, endgame = hand_count(h) <= 6, ruffing
-    cdef u64 bits
-    hp = hand_mask(h, c.suit_bb[e])
-    ruffing = hp.one == 0
-    if hand_count(hp) < tr.shape.ncards:
-        hp = h
-    if partner_wins:
-        strong = nafter == 0
-        if not strong:
-            if tr.win_eff == e:
-                strong = threat_of(c, &tr.shape, e, unseen) <= tr.win_str and \
-                    not ruff_risk(t, seat, e, unseen, seat + 1, nafter)
-            else:   # the partner trumped
-                strong = threat_of(c, &tr.shape, TRUMP, unseen) <= tr.win_str or \
-                    not ruff_risk(t, seat, e, unseen, seat + 1, nafter)
-        if strong:
-            pri_feed_t(t, hp, pri)
-        else:
-            pri_dump_t(t, hp, pri)
-            if pts >= 10 and not ruffing and hand_count(hand_mask(h, c.suit_bb[e])) >= \
-                    tr.shape.ncards and not ruff_risk(t, seat, e, unseen, seat + 1, nafter):
-                # points at stake and the partner may be overtaken: take over with a sure winner
-                play = try_win_thr(c, tr, h, pri, False, threat_of(c, &tr.shape, e, unseen))
-                if play.one:
-                    return play
-        return build_follow(c, &tr.shape, h, pri)
-    pri_dump_t(t, hp, pri)
-    if endgame and (seat & 1) != (t.dealer & 1):
-        # defenders keep their trump pairs for the last trick (the kitty's multiplier)
-        bits = hp.two & c.suit_bb[TRUMP]
-        while bits:
-            code = lsb(bits)
-            bits &= bits - 1
-            pri[code] += 60
-    # an opponent is winning: a sure win, else a cheap one when it is worth it
-    if nafter > 0:
-        thr = threat_of(c, &tr.shape, TRUMP if ruffing else e, unseen)
-        if ruffing or not ruff_risk(t, seat, e, unseen, seat + 1, nafter):
-            play = try_win_thr(c, tr, h, pri, ruffing and (pts >= 5 or endgame), thr)
-            if play.one and (pts > 0 or endgame or not ruffing):
-                return play
-    if pts >= 5 or nafter == 0 or (ruffing and pts >= 5):
-        play = try_win_thr(c, tr, h, pri, pts >= 5 or endgame, -1)
-        if play.one:
-            return play
-    if hp.one == h.one:
-        # filling: discard from the shortest side suits (to make voids), low cards first
-        for k in range(5):
-            slen[k] = hand_count(hand_mask(h, c.suit_bb[k]))
-        bits = h.one
-        while bits:
-            code = lsb(bits)
-            bits &= bits - 1
-            if c.eff[code] != TRUMP and c.eff[code] != e:
-                pri[code] += 3 * slen[c.eff[code]]
-    return build_follow(c, &tr.shape, h, pri)
-
-
-cdef hand_t bury_expert(table_t* t, int seat, hand_t hand) noexcept nogil:
-    """Make voids: bury whole short side suits without aces, pairs or many points, then the
-    cheapest cards."""
+cdef hand_t bury_cheap(table_t* t, int seat, hand_t hand, const plan_t* p) noexcept nogil:
+    """The cheapest cards: low, not trump, no points, no pairs, of short side suits. The expert
+    makes voids (PLAN_BURY_VOIDS): whole short side suits without aces, pairs or many points
+    first. V2 the kitty as a system (PLAN_BURY_POINTS): with 10+ trumps the dealer side usually
+    controls the last trick, so a side 10 or K is safer in the kitty than in a hand where it
+    would be caught (v1 always kept its points out of the kitty)."""
     cdef const ctx_t* c = &t.ctx
     cdef int pri[54]
     cdef int slen[5]
     cdef int order[4]
-    cdef int e, i, j, code, left = 8, tmp
+    cdef int e, i, j, code, left = 8, tmp, point_cost = 15
     cdef u64 bits
     cdef hand_t out = hand_empty(), pool = hand, he
     for e in range(5):
         slen[e] = hand_count(hand_mask(hand, c.suit_bb[e]))
+    if p.flags & PLAN_BURY_POINTS and slen[TRUMP] >= 10:
+        point_cost = 0
     bits = hand.one
     while bits:
         code = lsb(bits)
         bits &= bits - 1
         e = c.eff[code]
-        pri[code] = t.kv[code] + (12 if (hand.two >> code) & 1 else 0) + 15 * card_pts(code) \
-            + 8 * slen[e]
-    for e in range(4):
-        order[e] = e
-    for i in range(4):
-        for j in range(i + 1, 4):
-            if slen[order[j]] < slen[order[i]]:
-                tmp = order[i]
-                order[i] = order[j]
-                order[j] = tmp
-    for i in range(4):
-        e = order[i]
-        he = hand_mask(hand, c.suit_bb[e])
-        if slen[e] == 0 or slen[e] > left or he.two or \
-                he.one & c.key_bb[e][c.nkeys[e] - 1] or hand_points(c, he) > 10:
-            continue
-        bits = he.one
-        while bits:
-            code = lsb(bits)
-            bits &= bits - 1
-            pri[code] -= 100000
-        left -= slen[e]
-    take_cards(&pool, &out, 8, pri)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Burial
-
-cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil:
-    cdef const ctx_t* c = &t.ctx
-    cdef int pri[54]
-    cdef int slen[5]
-    cdef int e, code
-    cdef u64 bits
-    cdef hand_t out = hand_empty(), pool = hand
-    if t.bots[seat] == BOT_RANDOM or t.bots[seat] == BOT_CHAOS:
-        pri_random(t.rng, hand, pri)
-        take_cards(&pool, &out, 8, pri)
-        return out
-    if t.bots[seat] == BOT_EXPERT:
-        return bury_expert(t, seat, hand)
-    if t.bots[seat] == BOT_EXPERT2 or t.bots[seat] == BOT_EXPERT3 or \
-            t.bots[seat] == BOT_EXPERT4:
-        return bury_v2(t, seat, hand)
-    for e in range(5):
-        slen[e] = hand_count(hand_mask(hand, c.suit_bb[e]))
-    bits = hand.one
-    while bits:
-        code = lsb(bits)
-        bits &= bits - 1
-        e = c.eff[code]
-        pri[code] = keep_value(c, hand, code) + 15 * card_pts(code) + 8 * slen[e]
-    take_cards(&pool, &out, 8, pri)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Declaring (options are show codes of fastsheng._declare: kind * 6 + denom; kind 1 = pair;
-# denom 0..3 a suit, 4/5 the jokers)
-
-cdef int declare_expert(table_t* t, int seat, const int* options, int n, int dealt,
-                        int standing_seat, int after_burial) noexcept nogil:
-    """By hand strength: a suit's length, its pairs and high cards; no trump with a joker pair
-    when no suit is long and the side suits are strong."""
-    cdef hand_t h = t.hands[seat]
-    cdef int i, denom, s, best = -1, best_score = -BIG, score, need, maxlen = 0, aces = 0
-    cdef int sc[4]
-    cdef bint pair
-    cdef u64 m
-    for s in range(4):
-        m = (((<u64>1) << 13) - 1) << (13 * s)
-        m &= ~((<u64>1) << (13 * s + t.level))
-        sc[s] = 4 * (popcount(h.one & m) + popcount(h.two & m)) + 2 * popcount(h.two & m)
-        sc[s] += 2 * hand_count(hand_mask(h, m & (((<u64>1) << (13 * s + 12)) | ((<u64>1) << (13 * s + 11)))))
-        if popcount(h.one & m) + popcount(h.two & m) > maxlen:
-            maxlen = popcount(h.one & m) + popcount(h.two & m)
-        if t.level != 12 and (h.one >> (13 * s + 12)) & 1:
-            aces += 1
-    if standing_seat >= 0 and standing_seat != seat and partner_of(seat) == standing_seat:
-        return -1
-    need = (dealt * 4 * 15 + 99) // 100 + 6    # about 15% of the cards, in score units
-    if after_burial:
-        need = 36
-    if dealt >= 25 and standing_seat < 0 and not after_burial:
-        need = -BIG
-    for i in range(n):
-        denom = options[i] % 6
-        pair = options[i] >= 6
-        if standing_seat == seat:
-            if pair and denom < 4 and i >= 0:
-                return i        # reinforce the own call
-            continue
-        if denom >= 4:
-            if not pair or dealt < 20 or maxlen * 10 > dealt * 3 or aces < 2:
+        pri[code] = t.kv[code] + (12 if (hand.two >> code) & 1 else 0) + \
+            point_cost * card_pts(code) + 8 * slen[e]
+    if p.flags & PLAN_BURY_VOIDS:
+        for e in range(4):
+            order[e] = e
+        for i in range(4):
+            for j in range(i + 1, 4):
+                if slen[order[j]] < slen[order[i]]:
+                    tmp = order[i]
+                    order[i] = order[j]
+                    order[j] = tmp
+        for i in range(4):
+            e = order[i]
+            he = hand_mask(hand, c.suit_bb[e])
+            if slen[e] == 0 or slen[e] > left or he.two or \
+                    he.one & c.key_bb[e][c.nkeys[e] - 1] or hand_points(c, he) > 10:
                 continue
-            score = need + 1    # no trump: long side aces, no long suit
-        else:
-            score = sc[denom]
-        if score >= need and score > best_score:
-            best_score = score
-            best = i
-    return best
+            bits = he.one
+            while bits:
+                code = lsb(bits)
+                bits &= bits - 1
+                pri[code] -= 100000
+            left -= slen[e]
+    take_cards(&pool, &out, 8, pri)
+    return out
 
 
-# ---------------------------------------------------------------------------------------------
-# Declaring
+# Declaring: options are show codes of fastsheng._declare (kind * 6 + denom; kind 1 = pair;
+# denom 0..3 a suit, 4/5 the jokers)
 
 cdef inline int suit_len(hand_t h, int suit, int level) noexcept nogil:
     """Cards of a printed suit held, level cards excluded."""
@@ -1030,22 +758,12 @@ cdef inline int suit_len(hand_t h, int suit, int level) noexcept nogil:
     return popcount(h.one & m) + popcount(h.two & m)
 
 
-cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
-                     int standing_seat, int after_burial) noexcept nogil:
-    cdef int bot = t.bots[seat], i, denom, best = -1, best_len = -1, L, need
+cdef int declare_basic(table_t* t, int seat, const int* options, int n, int dealt,
+                       int standing_seat, int after_burial, const plan_t* p) noexcept nogil:
+    """The longest suit, reinforce own calls, never overcall the partner."""
+    cdef int i, denom, best = -1, best_len = -1, L, need
     cdef bint pair
     cdef hand_t h = t.hands[seat]
-    if n == 0 or bot == BOT_MUTE:
-        return -1
-    if bot == BOT_RANDOM or bot == BOT_CHAOS:
-        if rng_below(t.rng, 2) == 0:
-            return rng_below(t.rng, n)
-        return -1
-    if bot == BOT_EXPERT:
-        return declare_expert(t, seat, options, n, dealt, standing_seat, after_burial)
-    if bot == BOT_EXPERT2 or bot == BOT_EXPERT3 or bot == BOT_EXPERT4:
-        return declare_v2(t, seat, options, n, dealt, standing_seat, after_burial)
-    # basic: the longest suit, reinforce own calls, never overcall the partner
     if standing_seat >= 0 and standing_seat != seat and partner_of(seat) == standing_seat:
         return -1
     for i in range(n):
@@ -1074,20 +792,12 @@ cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
 
 
 # =============================================================================================
-# expert-v2: expert-v1 plus counting, the lead kept, pairs led below the top, no top trumps on
-# empty tricks, the kitty as a system and an earlier call (docs/bots.md, "expert-v2").
-#
-# Its own functions, so the frozen expert-v1 above never changes. Every decision that differs
-# from v1 is named (the `V2:` comments) and says why a strong player makes it; each was measured
-# on paired deals against expert-v1 and kept only when it won (analysis/paired_bots.py).
+# expert-v1 .. expert-v4: basic plus memory of every card played (docs/bots.md). One lead, one
+# follow, one burial and one call for the four versions; a decision a later version changed is a
+# plan flag or parameter (_bots.pxd), named in the code by its version (`V2`, `V3`, `V4`
+# comments) with why a strong player makes it; each was measured on paired deals against the
+# version before and kept only when it won (analysis/paired_bots.py).
 # =============================================================================================
-
-# The decisions that set expert-v2, v3 and v4 apart, as flags of one lead and one follow
-# (lead_planned, follow_planned): v2 plays with none, v3 with PLAN_SECURE, v4 with all.
-cdef enum:
-    PLAN_SECURE = 1          # v3: secure the trick, contest every trick in suit
-    PLAN_RISK = 2            # v4: calculated-risk throws
-    PLAN_STAKES = 4          # v4: the level table's lines raise the stakes of a trick
 
 # V4 calculated risk, in points (risky_throw_v4): what a throw's risky pair wins when the throw
 # stands, what a failure costs besides the penalty (the lead handed over), and the weight of the
@@ -1101,60 +811,92 @@ cdef enum:
     RISK_PENALTY_WEIGHT = 8
 
 
-cdef inline bint ruff_risk_v2(const table_t* t, int seat, int e, hand_t unseen,
-                              int first_after, int nafter) noexcept nogil:
-    """V2 counting voids: could an opponent among the next `nafter` seats trump suit e? A void
-    is known when shown, and inferred for everyone when no card of e is left outside our hand
-    (the unseen set is exact): a strong player counts the suit and does not cash a 'sure'
-    winner into a ruff."""
-    cdef int i, s
-    cdef bint all_void
-    if e == TRUMP or hand_mask(unseen, t.ctx.suit_bb[TRUMP]).one == 0:
-        return False
-    all_void = hand_mask(unseen, t.ctx.suit_bb[e]).one == 0
-    for i in range(nafter):
-        s = (first_after + i) & 3
-        if (s & 1) == (seat & 1) or (t.void_mask[s] >> TRUMP) & 1:
-            continue
-        if all_void or (t.void_mask[s] >> e) & 1:
-            return True
-    return False
-
-
-cdef hand_t top_leads_v2(table_t* t, int seat, hand_t h, hand_t unseen) noexcept nogil:
-    """V2 keep the lead: a side tractor, an ace pair, else an ace of the longest suit, each in a
-    suit no opponent can ruff. Cashing a top card keeps the initiative; a low lead hands it to
-    the opponents, who then lead their own winners (measured: the largest single gain)."""
+cdef hand_t lead_expert(table_t* t, int seat, const plan_t* p) noexcept nogil:
+    """Sure winners (thrown together), trumps cashed or drawn, a suit the partner can ruff, then
+    (v2 on) the top leads and a low pair, else basic's lead."""
     cdef const ctx_t* c = &t.ctx
-    cdef hand_t he, out = hand_empty()
-    cdef int e, top, cnt, best_cnt = -1, best_e = -1
-    if popcount(h.two & ~c.suit_bb[TRUMP]) >= 2:
-        out = best_side_tractor(c, h)
-        if out.one and not ruff_risk_v2(t, seat, eff_of(c, out), unseen, seat + 1, 3):
-            return out
-        out = hand_empty()
+    cdef hand_t h = t.hands[seat], unseen = unseen_of(t, seat), he, sf, best = hand_empty()
+    cdef hand_t out = hand_empty()
+    cdef int e, score, best_score = -1, n = hand_count(h), nt, partner = partner_of(seat)
+    cdef int pri[54]
+    cdef int unseen_trumps = hand_count(hand_mask(unseen, c.suit_bb[TRUMP]))
+    cdef double q, best_q = 1.0
+    # sure winners of the side suits, thrown together when there are several; v4 adds a risky
+    # pair where the rules make the risk worth it
     for e in range(4):
         he = hand_mask(h, c.suit_bb[e])
-        if he.one == 0 or ruff_risk_v2(t, seat, e, unseen, seat + 1, 3):
+        if he.one == 0:
             continue
-        top = c.nkeys[e] - 1
-        if he.two & c.key_bb[e][top]:
-            out.one = he.two & c.key_bb[e][top]
-            out.one &= ~out.one + 1
-            out.two = out.one
+        sf = safe_set(c, e, h, unseen)
+        if sf.one == 0 or ruff_risk(t, p, seat, e, unseen, seat + 1, 3):
+            continue
+        q = 1.0
+        if p.flags & PLAN_RISK:
+            sf = risky_throw_v4(t, seat, e, h, sf, unseen, &q)
+        score = 10 * hand_count(sf) + hand_points(c, sf)
+        if score > best_score:
+            best_score = score
+            best = sf
+            best_q = q
+    if best.one:
+        t.lead_risk = 1.0 - best_q     # the bot's own estimate that its throw fails
+        return best
+    nt = hand_count(hand_mask(h, c.suit_bb[TRUMP]))
+    if nt:
+        sf = safe_set(c, TRUMP, h, unseen)
+        if sf.one and (unseen_trumps == 0 or nt == n):
+            return sf       # every trump left is ours, or nothing else: cash them
+        if unseen_trumps > 0:
+            out = draw_trumps(t, p, seat, h, sf)
+            if out.one:
+                return out
+    # a suit the partner can trump
+    if not (t.void_mask[partner] >> TRUMP) & 1 and unseen_trumps > 0:
+        for e in range(4):
+            he = hand_mask(h, c.suit_bb[e])
+            if he.one and (t.void_mask[partner] >> e) & 1 and \
+                    not ruff_risk(t, p, seat, e, unseen, seat + 1, 1):
+                pri_dump_t(t, he, pri)
+                out.one = (<u64>1) << pick_min(he.one, pri)
+                return out
+    if p.flags & PLAN_TOP_LEADS:
+        out = top_leads(t, p, seat, h, unseen, True)
+        if out.one:
             return out
-        if he.one & c.key_bb[e][top]:
-            cnt = hand_count(he)
-            if cnt > best_cnt:
-                best_cnt = cnt
-                best_e = e
-    if best_e >= 0:
-        out.one = h.one & c.key_bb[best_e][c.nkeys[best_e] - 1]
-        out.one &= ~out.one + 1
+    if p.flags & PLAN_LOW_PAIRS:
+        out = low_pair_lead_v2(t, p, seat, h, unseen)
+        if out.one:
+            return out
+    return lead_basic(t, seat, p)
+
+
+cdef hand_t draw_trumps(table_t* t, const plan_t* p, int seat, hand_t h, hand_t sf) noexcept nogil:
+    """The dealer side, long in trump (4+ and 40% of its hand), draws trumps: a sure trump pair
+    (of sf, its sure trumps), a sure trump, else its lowest trump; an empty hand when it does not
+    draw. V2 drawing trump with a purpose (PLAN_DRAW_SURE): with a sure trump pair or a sure
+    trump only. Leading a low trump to draw gives the lead and a trump trick away for nothing
+    (measured: a large loss in v1)."""
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t ht = hand_mask(h, c.suit_bb[TRUMP]), out = hand_empty()
+    cdef int nt = hand_count(ht), n = hand_count(h)
+    cdef int pri[54]
+    if (seat & 1) != (t.dealer & 1) or nt < 4 or nt * 5 < n * 2:
+        return out
+    if sf.one == 0 and p.flags & PLAN_DRAW_SURE:
+        return out
+    pri_dump_t(t, ht, pri)
+    if sf.two:
+        out.one = (<u64>1) << pick_min(sf.two, pri)
+        out.two = out.one
+    elif sf.one:
+        out.one = (<u64>1) << pick_min(sf.one, pri)
+    else:
+        out.one = (<u64>1) << pick_min(ht.one & ~ht.two if ht.one & ~ht.two else ht.one, pri)
     return out
 
 
-cdef hand_t low_pair_lead_v2(table_t* t, int seat, hand_t h, hand_t unseen) noexcept nogil:
+cdef hand_t low_pair_lead_v2(table_t* t, const plan_t* p, int seat, hand_t h,
+                             hand_t unseen) noexcept nogil:
     """V2 pairs below the top: the lowest side pair (below the ace) of a suit nobody can ruff.
     A strong player leads a low pair rather than a single broken off it: the opponents must
     answer with a pair or break theirs, the pair's partner card is not wasted, and the pair
@@ -1165,7 +907,7 @@ cdef hand_t low_pair_lead_v2(table_t* t, int seat, hand_t h, hand_t unseen) noex
     cdef u64 bits
     for e in range(4):
         bits = h.two & c.suit_bb[e]
-        if bits == 0 or ruff_risk_v2(t, seat, e, unseen, seat + 1, 3):
+        if bits == 0 or ruff_risk(t, p, seat, e, unseen, seat + 1, 3):
             continue
         while bits:
             code = lsb(bits)
@@ -1179,26 +921,154 @@ cdef hand_t low_pair_lead_v2(table_t* t, int seat, hand_t h, hand_t unseen) noex
     return out
 
 
-cdef hand_t draw_trumps_v2(table_t* t, int seat, hand_t h, hand_t unseen) noexcept nogil:
-    """V2 drawing trump with a purpose: the dealer side, long in trump (4+ and 40% of its
-    hand), draws with a sure trump pair or a sure trump only. Leading a low trump to draw gives
-    the lead and a trump trick away for nothing (measured: a large loss in v1)."""
+cdef hand_t follow_expert(table_t* t, int seat, const trick_t* tr, const plan_t* p) noexcept nogil:
+    """Feed a partner who surely wins, else win surely or cheaply when it is worth it, else
+    discard from the short side suits. The plan: v1's endgame (contest every trick of its last
+    `p.endgame` cards), where defenders keep their trump pairs (`p.keep_trump_pairs`), and the
+    V2, V3 (PLAN_SECURE) and V4 (PLAN_STAKES) decisions named below."""
     cdef const ctx_t* c = &t.ctx
-    cdef hand_t ht = hand_mask(h, c.suit_bb[TRUMP]), sf, out = hand_empty()
-    cdef int nt = hand_count(ht), n = hand_count(h)
+    cdef hand_t h = t.hands[seat], play, hp, unseen = unseen_of(t, seat)
     cdef int pri[54]
-    if (seat & 1) != (t.dealer & 1) or nt < 4 or nt * 5 < n * 2:
-        return out
-    sf = safe_set(c, TRUMP, h, unseen)
-    if sf.one == 0:
-        return out
-    pri_dump_t(t, ht, pri)
-    if sf.two:
-        out.one = (<u64>1) << pick_min(sf.two, pri)
-        out.two = out.one
+    cdef int slen[5]
+    cdef int w = tr.win
+    cdef int wseat = (tr.leader + w) & 3
+    cdef int pts = trick_pts(c, tr)
+    cdef int e = tr.shape.eff, nafter = 3 - tr.n, thr, code, k
+    cdef bint partner_wins = wseat == partner_of(seat)
+    cdef bint ruffing, worth, secure = p.flags & PLAN_SECURE
+    cdef bint endgame = hand_count(h) <= p.endgame
+    cdef u64 bits
+    if p.flags & PLAN_STAKES:
+        pts = stakes_v4(t, seat, pts)
+    hp = hand_mask(h, c.suit_bb[e])
+    ruffing = hp.one == 0
+    if hand_count(hp) < tr.shape.ncards:
+        hp = h
+    if partner_wins:
+        return follow_partner(t, p, seat, tr, hp, unseen, pts, ruffing)
+    pri_dump_t(t, hp, pri)
+    if hand_count(h) <= p.keep_trump_pairs and (seat & 1) != (t.dealer & 1):
+        # defenders keep their trump pairs for the last trick (the kitty's multiplier). V2 the
+        # kitty as a system: from mid-hand on (15 cards), so the last trick can be won with a
+        # pair (the kitty counts 4x instead of 2x); v1 started only in its last 6 cards, too
+        # late to keep them
+        bits = hp.two & c.suit_bb[TRUMP]
+        while bits:
+            code = lsb(bits)
+            bits &= bits - 1
+            pri[code] += 60
+    # an opponent is winning: a sure win when it is worth its cost, else a cheap one
+    if nafter > 0:
+        thr = threat_of(c, &tr.shape, TRUMP if ruffing else e, unseen)
+        if ruffing or not ruff_risk(t, p, seat, e, unseen, seat + 1, nafter):
+            play = try_win_thr(c, tr, h, pri, ruffing and (pts >= 5 or endgame), thr)
+            if p.flags & PLAN_SPARE_TRUMPS:
+                # V2 no top trumps on empty tricks: a sure win over a trump lead costs a top
+                # trump (a joker), worth it only with points on the trick; a sure ruff (over
+                # every trump unseen) only from 10 points. v1 spent jokers on 0-point tricks and
+                # contested every trick of its last 6 cards, which measured as a loss
+                worth = pts >= 10 if ruffing else (pts > 0 or e != TRUMP)
+            else:
+                worth = pts > 0 or endgame or not ruffing
+            if play.one and worth:
+                return play
+    # V3 contest every trick in suit: when an opponent is winning and a cheap card beats it,
+    # play it whatever the points (v1, v2: from 5 points, or last). Winning takes the lead, and
+    # the lead is worth more than the low card; ruffing still needs 5 points
+    if secure or pts >= 5 or nafter == 0:
+        play = try_win_thr(c, tr, h, pri, pts >= 5 or endgame, -1)
+        if play.one:
+            return play
+    if hp.one == h.one:
+        # filling: discard from the shortest side suits (to make voids), low cards first
+        for k in range(5):
+            slen[k] = hand_count(hand_mask(h, c.suit_bb[k]))
+        bits = h.one
+        while bits:
+            code = lsb(bits)
+            bits &= bits - 1
+            if c.eff[code] != TRUMP and c.eff[code] != e:
+                pri[code] += 3 * slen[c.eff[code]]
+    return build_follow(c, &tr.shape, h, pri)
+
+
+cdef hand_t follow_partner(table_t* t, const plan_t* p, int seat, const trick_t* tr, hand_t hp,
+                           hand_t unseen, int pts, bint ruffing) noexcept nogil:
+    """follow_expert when the partner is winning (hp: the cards it may play). Point flow: feed
+    points when the partner surely wins, else discard low or take over."""
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t h = t.hands[seat], play
+    cdef int pri[54]
+    cdef int e = tr.shape.eff, nafter = 3 - tr.n
+    cdef bint strong = nafter == 0
+    if not strong:
+        if tr.win_eff == e:
+            strong = threat_of(c, &tr.shape, e, unseen) <= tr.win_str and \
+                not ruff_risk(t, p, seat, e, unseen, seat + 1, nafter)
+        else:   # the partner trumped
+            strong = threat_of(c, &tr.shape, TRUMP, unseen) <= tr.win_str or \
+                not ruff_risk(t, p, seat, e, unseen, seat + 1, nafter)
+    if strong:
+        pri_feed_t(t, hp, pri)
     else:
-        out.one = (<u64>1) << pick_min(sf.one, pri)
-    return out
+        pri_dump_t(t, hp, pri)
+        if (p.flags & PLAN_SECURE or pts >= 10) and not ruffing and \
+                hand_count(hand_mask(h, c.suit_bb[e])) >= tr.shape.ncards and \
+                not ruff_risk(t, p, seat, e, unseen, seat + 1, nafter):
+            # points at stake and the partner may be overtaken: take over with a sure winner.
+            # V3 secure the trick: whatever the points (v1, v2: from 10 points), so the trick
+            # and the next lead stay on our side
+            play = try_win_thr(c, tr, h, pri, False, threat_of(c, &tr.shape, e, unseen))
+            if play.one:
+                return play
+    return build_follow(c, &tr.shape, h, pri)
+
+
+cdef int declare_expert(table_t* t, int seat, const int* options, int n, int dealt,
+                        int standing_seat, int after_burial, const plan_t* p) noexcept nogil:
+    """By hand strength: a suit's length, its pairs and high cards, once the best suit holds
+    `p.call_share` percent of the cards; no trump with a joker pair when no suit is long and the
+    side suits are strong. V2 call early (10%, v1: 15%): in hands mode the side that names trump
+    wins far more often (dealer side: 46% with its own trump, 29% with the defenders')."""
+    cdef hand_t h = t.hands[seat]
+    cdef int i, denom, s, best = -1, best_score = -BIG, score, need, maxlen = 0, aces = 0
+    cdef int sc[4]
+    cdef bint pair
+    cdef u64 m
+    for s in range(4):
+        m = (((<u64>1) << 13) - 1) << (13 * s)
+        m &= ~((<u64>1) << (13 * s + t.level))
+        sc[s] = 4 * (popcount(h.one & m) + popcount(h.two & m)) + 2 * popcount(h.two & m)
+        sc[s] += 2 * hand_count(hand_mask(h, m & (((<u64>1) << (13 * s + 12)) |
+                                                  ((<u64>1) << (13 * s + 11)))))
+        if popcount(h.one & m) + popcount(h.two & m) > maxlen:
+            maxlen = popcount(h.one & m) + popcount(h.two & m)
+        if t.level != 12 and (h.one >> (13 * s + 12)) & 1:
+            aces += 1
+    if standing_seat >= 0 and standing_seat != seat and partner_of(seat) == standing_seat:
+        return -1
+    need = (dealt * 4 * p.call_share + 99) // 100 + 6    # the share of the cards, in score units
+    if after_burial:
+        need = 36
+    if dealt >= 25 and standing_seat < 0 and not after_burial:
+        need = -BIG
+    for i in range(n):
+        denom = options[i] % 6
+        pair = options[i] >= 6
+        if standing_seat == seat:
+            if pair and denom < 4:
+                return i        # reinforce the own call
+            continue
+        if denom >= 4:
+            if not pair or dealt < 20 or maxlen * 10 > dealt * 3 or aces < 2:
+                continue
+            score = need + 1    # no trump: long side aces, no long suit
+        else:
+            score = sc[denom]
+        if score >= need and score > best_score:
+            best_score = score
+            best = i
+    return best
 
 
 cdef double throw_odds(const table_t* t, int seat, int e, hand_t unseen, int code) noexcept nogil:
@@ -1279,235 +1149,76 @@ cdef int stakes_v4(const table_t* t, int seat, int pts) noexcept nogil:
     return pts
 
 
-cdef hand_t lead_planned(table_t* t, int seat, int plan) noexcept nogil:
-    cdef const ctx_t* c = &t.ctx
-    cdef hand_t h = t.hands[seat], unseen = unseen_of(t, seat), he, sf, best = hand_empty()
-    cdef hand_t out = hand_empty()
-    cdef int e, score, best_score = -1, n = hand_count(h), nt, partner = partner_of(seat)
-    cdef int pri[54]
-    cdef int unseen_trumps = hand_count(hand_mask(unseen, c.suit_bb[TRUMP]))
-    cdef double p, best_p = 1.0
-    # sure winners of the side suits, thrown together when there are several (as v1, with
-    # counted voids); v4 adds a risky pair where the rules make the risk worth it
-    for e in range(4):
-        he = hand_mask(h, c.suit_bb[e])
-        if he.one == 0:
-            continue
-        sf = safe_set(c, e, h, unseen)
-        if sf.one == 0 or ruff_risk_v2(t, seat, e, unseen, seat + 1, 3):
-            continue
-        p = 1.0
-        if plan & PLAN_RISK:
-            sf = risky_throw_v4(t, seat, e, h, sf, unseen, &p)
-        score = 10 * hand_count(sf) + hand_points(c, sf)
-        if score > best_score:
-            best_score = score
-            best = sf
-            best_p = p
-    if best.one:
-        t.lead_risk = 1.0 - best_p     # the bot's own estimate that its throw fails
-        return best
-    nt = hand_count(hand_mask(h, c.suit_bb[TRUMP]))
-    if nt:
-        sf = safe_set(c, TRUMP, h, unseen)
-        if sf.one and (unseen_trumps == 0 or nt == n):
-            return sf       # every trump left is ours, or nothing else: cash them
-        if unseen_trumps > 0:
-            out = draw_trumps_v2(t, seat, h, unseen)
-            if out.one:
-                return out
-    # a suit the partner can trump (as v1, with counted voids)
-    if not (t.void_mask[partner] >> TRUMP) & 1 and unseen_trumps > 0:
-        for e in range(4):
-            he = hand_mask(h, c.suit_bb[e])
-            if he.one and (t.void_mask[partner] >> e) & 1 and \
-                    not ruff_risk_v2(t, seat, e, unseen, seat + 1, 1):
-                pri_dump_t(t, he, pri)
-                out.one = (<u64>1) << pick_min(he.one, pri)
-                return out
-    out = top_leads_v2(t, seat, h, unseen)
-    if out.one:
-        return out
-    out = low_pair_lead_v2(t, seat, h, unseen)
-    if out.one:
-        return out
-    return lead_basic(t, seat)
+# =============================================================================================
+# The table: each bot is a row of four decisions and the plan they read (_bots.pxd), so a
+# decision is one indirect call, as numpy.random's generators call through bitgen_t. Versions
+# that make the same decision share its function and differ by their plan (docs/bots.md, "How
+# to add a bot version").
+
+# the decisions expert-v2 changed (docs/bots.md, "expert-v2"); v3 and v4 keep them
+cdef int PLAN_V2 = PLAN_COUNT_VOIDS | PLAN_DRAW_SURE | PLAN_TOP_LEADS | PLAN_LOW_PAIRS | \
+    PLAN_SPARE_TRUMPS | PLAN_BURY_VOIDS | PLAN_BURY_POINTS
+
+cdef bot_t BOT_TABLE[NBOTS]
+BOT_TABLE[BOT_RANDOM] = bot_t(
+    lead_random, follow_random, bury_random, declare_random, plan_t(0, 0, 0, 0))
+BOT_TABLE[BOT_BASIC] = bot_t(lead_basic, follow_basic, bury_cheap, declare_basic, plan_t(0, 0, 0, 0))
+BOT_TABLE[BOT_EXPERT1] = bot_t(
+    lead_expert, follow_expert, bury_cheap, declare_expert, plan_t(PLAN_BURY_VOIDS, 15, 6, 6))
+BOT_TABLE[BOT_CHAOS] = bot_t(lead_chaos, follow_random, bury_random, declare_random, plan_t(0, 0, 0, 0))
+BOT_TABLE[BOT_MUTE] = bot_t(lead_basic, follow_basic, bury_cheap, declare_never, plan_t(0, 0, 0, 0))
+BOT_TABLE[BOT_EXPERT2] = bot_t(
+    lead_expert, follow_expert, bury_cheap, declare_expert, plan_t(PLAN_V2, 10, 15, 0))
+BOT_TABLE[BOT_EXPERT3] = bot_t(
+    lead_expert, follow_expert, bury_cheap, declare_expert, plan_t(PLAN_V2 | PLAN_SECURE, 10, 15, 0))
+BOT_TABLE[BOT_EXPERT4] = bot_t(
+    lead_expert, follow_expert, bury_cheap, declare_expert,
+    plan_t(PLAN_V2 | PLAN_SECURE | PLAN_RISK | PLAN_STAKES, 10, 15, 0))
 
 
-cdef hand_t follow_planned(table_t* t, int seat, const trick_t* tr, int plan) noexcept nogil:
-    """The follow of expert-v2 (plan 0), v3 (PLAN_SECURE: this follow's two `V3` decisions) and
-    v4 (docs/bots.md); their burial and calls are v2's."""
-    cdef const ctx_t* c = &t.ctx
-    cdef hand_t h = t.hands[seat], play, hp, unseen = unseen_of(t, seat)
-    cdef int pri[54]
-    cdef int slen[5]
-    cdef int w = tr.win
-    cdef int wseat = (tr.leader + w) & 3
-    cdef int pts = trick_pts(c, tr)
-    cdef int e = tr.shape.eff, nafter = 3 - tr.n, thr, code, k
-    cdef bint partner_wins = wseat == partner_of(seat)
-    cdef bint strong, ruffing, secure = plan & PLAN_SECURE
-    cdef u64 bits
-    if plan & PLAN_STAKES:
-        pts = stakes_v4(t, seat, pts)
-    hp = hand_mask(h, c.suit_bb[e])
-    ruffing = hp.one == 0
-    if hand_count(hp) < tr.shape.ncards:
-        hp = h
-    if partner_wins:
-        # point flow (as v1, with counted voids): feed points when the partner surely wins
-        strong = nafter == 0
-        if not strong:
-            if tr.win_eff == e:
-                strong = threat_of(c, &tr.shape, e, unseen) <= tr.win_str and \
-                    not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter)
-            else:   # the partner trumped
-                strong = threat_of(c, &tr.shape, TRUMP, unseen) <= tr.win_str or \
-                    not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter)
-        if strong:
-            pri_feed_t(t, hp, pri)
-        else:
-            pri_dump_t(t, hp, pri)
-            if (secure or pts >= 10) and not ruffing and \
-                    hand_count(hand_mask(h, c.suit_bb[e])) >= tr.shape.ncards and \
-                    not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter):
-                # points at stake and the partner may be overtaken: take over with a sure winner.
-                # V3 secure the trick: whatever the points (v2: from 10 points), so the trick
-                # and the next lead stay on our side
-                play = try_win_thr(c, tr, h, pri, False, threat_of(c, &tr.shape, e, unseen))
-                if play.one:
-                    return play
-        return build_follow(c, &tr.shape, h, pri)
-    pri_dump_t(t, hp, pri)
-    if hand_count(h) <= 15 and (seat & 1) != (t.dealer & 1):
-        # V2 the kitty as a system: defenders keep their trump pairs from mid-hand on, so the
-        # last trick can be won with a pair (the kitty counts 4x instead of 2x); v1 started
-        # only in its last 6 cards, too late to keep them
-        bits = hp.two & c.suit_bb[TRUMP]
-        while bits:
-            code = lsb(bits)
-            bits &= bits - 1
-            pri[code] += 60
-    # an opponent is winning: a sure win when it is worth its cost, else a cheap one
-    if nafter > 0:
-        thr = threat_of(c, &tr.shape, TRUMP if ruffing else e, unseen)
-        if ruffing or not ruff_risk_v2(t, seat, e, unseen, seat + 1, nafter):
-            play = try_win_thr(c, tr, h, pri, ruffing and pts >= 5, thr)
-            # V2 no top trumps on empty tricks: a sure win over a trump lead costs a top trump
-            # (a joker), worth it only with points on the trick; a sure ruff (over every trump
-            # unseen) only from 10 points. v1 spent jokers on 0-point tricks and contested
-            # every trick of its last 6 cards, which measured as a loss
-            if play.one and (pts >= 10 if ruffing else (pts > 0 or e != TRUMP)):
-                return play
-    # V3 contest every trick in suit: when an opponent is winning and a cheap card beats it,
-    # play it whatever the points (v2: from 5 points, or last). Winning takes the lead, and the
-    # lead is worth more than the low card; ruffing still needs 5 points
-    if secure or pts >= 5 or nafter == 0:
-        play = try_win_thr(c, tr, h, pri, pts >= 5, -1)
-        if play.one:
-            return play
-    if hp.one == h.one:
-        # filling: discard from the shortest side suits (to make voids), low cards first
-        for k in range(5):
-            slen[k] = hand_count(hand_mask(h, c.suit_bb[k]))
-        bits = h.one
-        while bits:
-            code = lsb(bits)
-            bits &= bits - 1
-            if c.eff[code] != TRUMP and c.eff[code] != e:
-                pri[code] += 3 * slen[c.eff[code]]
-    return build_follow(c, &tr.shape, h, pri)
+def table_rows():
+    """The C table of bots, a dict per bot index: its plan's fields and the address of each of
+    its four decisions (0: not set). tests/test_bots_table.py checks it against
+    fastsheng.bots.BOT_INDEX."""
+    cdef const bot_t* b
+    rows = []
+    for i in range(NBOTS):
+        b = &BOT_TABLE[i]
+        rows.append({
+            "flags": b.plan.flags, "call_share": b.plan.call_share,
+            "keep_trump_pairs": b.plan.keep_trump_pairs, "endgame": b.plan.endgame,
+            "lead": <size_t><void*>b.lead, "follow": <size_t><void*>b.follow,
+            "bury": <size_t><void*>b.bury, "declare": <size_t><void*>b.declare,
+        })
+    return rows
 
 
-cdef hand_t bury_v2(table_t* t, int seat, hand_t hand) noexcept nogil:
-    """Make voids: bury whole short side suits without aces, pairs or many points, then the
-    cheapest cards (as v1), with the kitty as a system (below)."""
-    cdef const ctx_t* c = &t.ctx
-    cdef int pri[54]
-    cdef int slen[5]
-    cdef int order[4]
-    cdef int e, i, j, code, left = 8, tmp, point_cost = 15
-    cdef u64 bits
-    cdef hand_t out = hand_empty(), pool = hand, he
-    for e in range(5):
-        slen[e] = hand_count(hand_mask(hand, c.suit_bb[e]))
-    if slen[TRUMP] >= 10:
-        # V2 bury the points you cannot protect: with 10+ trumps the dealer side usually
-        # controls the last trick, so a side 10 or K is safer in the kitty than in a hand where
-        # it would be caught (v1 always kept its points out of the kitty)
-        point_cost = 0
-    bits = hand.one
-    while bits:
-        code = lsb(bits)
-        bits &= bits - 1
-        e = c.eff[code]
-        pri[code] = t.kv[code] + (12 if (hand.two >> code) & 1 else 0) + \
-            point_cost * card_pts(code) + 8 * slen[e]
-    for e in range(4):
-        order[e] = e
-    for i in range(4):
-        for j in range(i + 1, 4):
-            if slen[order[j]] < slen[order[i]]:
-                tmp = order[i]
-                order[i] = order[j]
-                order[j] = tmp
-    for i in range(4):
-        e = order[i]
-        he = hand_mask(hand, c.suit_bb[e])
-        if slen[e] == 0 or slen[e] > left or he.two or \
-                he.one & c.key_bb[e][c.nkeys[e] - 1] or hand_points(c, he) > 10:
-            continue
-        bits = he.one
-        while bits:
-            code = lsb(bits)
-            bits &= bits - 1
-            pri[code] -= 100000
-        left -= slen[e]
-    take_cards(&pool, &out, 8, pri)
-    return out
+cdef inline const bot_t* row_of(const table_t* t, int seat) noexcept nogil:
+    """The row of the seat's bot; an id outside the table plays basic, as the if-chains that
+    the table replaced did (never a read past its end)."""
+    cdef unsigned int bot = <unsigned int>t.bots[seat]
+    return &BOT_TABLE[bot if bot < NBOTS else BOT_BASIC]
 
 
-cdef int declare_v2(table_t* t, int seat, const int* options, int n, int dealt,
-                    int standing_seat, int after_burial) noexcept nogil:
-    """declare_expert with an earlier call. V2 call early: in hands mode the side that names
-    trump wins far more often (dealer side: 46% with its own trump, 29% with the defenders'),
-    so a strong player calls once its best suit holds about 10% of its cards (v1: 15%)."""
-    cdef hand_t h = t.hands[seat]
-    cdef int i, denom, s, best = -1, best_score = -BIG, score, need, maxlen = 0, aces = 0
-    cdef int sc[4]
-    cdef bint pair
-    cdef u64 m
-    for s in range(4):
-        m = (((<u64>1) << 13) - 1) << (13 * s)
-        m &= ~((<u64>1) << (13 * s + t.level))
-        sc[s] = 4 * (popcount(h.one & m) + popcount(h.two & m)) + 2 * popcount(h.two & m)
-        sc[s] += 2 * hand_count(hand_mask(h, m & (((<u64>1) << (13 * s + 12)) |
-                                                  ((<u64>1) << (13 * s + 11)))))
-        if popcount(h.one & m) + popcount(h.two & m) > maxlen:
-            maxlen = popcount(h.one & m) + popcount(h.two & m)
-        if t.level != 12 and (h.one >> (13 * s + 12)) & 1:
-            aces += 1
-    if standing_seat >= 0 and standing_seat != seat and partner_of(seat) == standing_seat:
+cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil:
+    cdef const bot_t* b = row_of(t, seat)
+    t.lead_risk = 0.0
+    return b.lead(t, seat, &b.plan)
+
+
+cdef hand_t bot_follow(table_t* t, int seat, const trick_t* tr) noexcept nogil:
+    cdef const bot_t* b = row_of(t, seat)
+    return b.follow(t, seat, tr, &b.plan)
+
+
+cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil:
+    cdef const bot_t* b = row_of(t, seat)
+    return b.bury(t, seat, hand, &b.plan)
+
+
+cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
+                     int standing_seat, int after_burial) noexcept nogil:
+    cdef const bot_t* b = row_of(t, seat)
+    if n == 0:
         return -1
-    need = (dealt * 4 * 10 + 99) // 100 + 6    # about 10% of the cards, in score units
-    if after_burial:
-        need = 36
-    if dealt >= 25 and standing_seat < 0 and not after_burial:
-        need = -BIG
-    for i in range(n):
-        denom = options[i] % 6
-        pair = options[i] >= 6
-        if standing_seat == seat:
-            if pair and denom < 4:
-                return i        # reinforce the own call
-            continue
-        if denom >= 4:
-            if not pair or dealt < 20 or maxlen * 10 > dealt * 3 or aces < 2:
-                continue
-            score = need + 1    # no trump: long side aces, no long suit
-        else:
-            score = sc[denom]
-        if score >= need and score > best_score:
-            best_score = score
-            best = i
-    return best
+    return b.declare(t, seat, options, n, dealt, standing_seat, after_burial, &b.plan)

@@ -3,8 +3,7 @@
 # fastsheng.hands turns them into Arrow tables.
 
 from fastsheng._bitboard cimport hand_t, u64, u8
-from fastsheng._bots cimport table_t
-from fastsheng._bots cimport trick_t
+from fastsheng._table cimport table_t, trick_t
 from fastsheng._core cimport rules_t
 from fastsheng._declare cimport NSHOWCODES, decl_t
 from fastsheng._rng cimport rng_t

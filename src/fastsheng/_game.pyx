@@ -39,9 +39,9 @@ from fastsheng._bitboard cimport (
     hand_minus, hand_t, hand_union, lsb, popcount, u64, u8,
 )
 from fastsheng._bots cimport (
-    BOT_EXPERT, bot_bury, bots_prepare, count_tractors, points_of, bot_declare, bot_follow, bot_lead, table_t, trick_add, trick_start,
-    trick_t,
+    BOT_EXPERT1, bot_bury, bots_prepare, count_tractors, points_of, bot_declare, bot_follow, bot_lead,
 )
+from fastsheng._table cimport table_t, trick_add, trick_start, trick_t
 from fastsheng._core cimport (
     ND_KITTY1, ND_KITTY3, ND_KITTY3_SKIP, ND_NO_TRUMP, ND_FLIP_LEVEL, ND_RANDOM_KITTY, H1_FINAL, H1_FIRST, OAB_YES, OAB_IF_DECLARED, CLOSES_DEAL, BONUS_LEVEL, BONUS_STAKE, PEN_PER_CARD, PEN_FLAT, PEN_HALF_STAKE, TIE_DEALER,
     FOLLOW_SUIT, KIND_THROW, KIND_TRACTOR, MAXUNITS, NO_TRUMP, TRUMP, ctx_init, follow_ok, hand_points,

@@ -27,7 +27,8 @@ from libc.string cimport memcpy
 from fastsheng._bitboard cimport (
     hand_add_card, hand_count, hand_empty, hand_mask, hand_t, lsb, u64,
 )
-from fastsheng._bots cimport BOT_BASIC, bot_follow, bot_lead, table_t
+from fastsheng._bots cimport BOT_BASIC, bot_follow, bot_lead
+from fastsheng._table cimport table_t
 from fastsheng._core cimport KIND_THROW, KIND_TRACTOR, ctx_t, lead_shape, pair_key_bits, shape_t
 from fastsheng._game cimport (
     PH_LEAD, batch_t, game_run, game_t, hand_row_t, search_fn, set_search_hook,

@@ -24,7 +24,8 @@ from fastsheng._bitboard cimport (
     SMALL_JOKER, hand_add_card, hand_contains, hand_count, hand_copies, hand_empty, hand_mask,
     hand_minus, hand_t, hand_union, lsb, popcount, u64, u8,
 )
-from fastsheng._bots cimport bots_prepare, trick_t
+from fastsheng._bots cimport bots_prepare
+from fastsheng._table cimport trick_t
 from fastsheng._core cimport (
     KIND_THROW, TRUMP, ctx_init, follow_ok, from_hand, lead_shape, shape_t, throw_check, to_hand,
 )

@@ -36,7 +36,8 @@ __all__ = [
 # unversioned name -> the version it plays today
 ALIASES = {"basic": "basic-v1", "expert": "expert-v4"}
 
-# index of each versioned bot in the C dispatch (fastsheng/_bots.pxd); `_chaos` leads random
+# the row of each versioned bot in the C table of bots (ids in fastsheng/_bots.pxd, rows at the
+# end of _bots.pyx; docs/bots.md, "How to add a bot version"); `_chaos` leads random
 # subsets of a suit (throws that fail), `_mute` plays as basic-v1 and never calls (the no-call
 # fallbacks): test bots, not public
 BOT_INDEX = {
