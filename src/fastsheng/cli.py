@@ -27,6 +27,7 @@ from fastsheng.limits import MAX_BATCH_SIZE, MAX_N, short_number
 
 __all__ = ["app", "main", "parse_count"]
 
+
 class _NoHelpValue:
     """--help without a value in the help (click gives the flag a `<bool>` metavar)."""
 
@@ -54,9 +55,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-rules_app = typer.Typer(
-    cls=_Group, help="The rule presets and rules files.", no_args_is_help=True
-)
+rules_app = typer.Typer(cls=_Group, help="The rule presets and rules files.", no_args_is_help=True)
 app.add_typer(rules_app, name="rules")
 
 EXIT_USAGE = 2

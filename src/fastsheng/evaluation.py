@@ -56,6 +56,7 @@ def evaluate(
 
 def evaluation_text(r: dict[str, Any], rules: str = "standard") -> str:
     """The result in three lines (a fourth with the interval's caution, if any)."""
+
     def interval(lo: float, hi: float, spec: str) -> str:
         # too few deals (or no variation) give no interval: say so rather than print nan
         if math.isnan(lo) or math.isnan(hi):
