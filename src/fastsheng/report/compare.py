@@ -15,7 +15,7 @@ from fastsheng.report import plots
 from fastsheng.report.columns import canonical_hands, canonical_matches, pick_column, team_codes
 from fastsheng.report.matches import first_dealer_meaning
 from fastsheng.report.metrics import CONF, METRICS, Metric, clustered_paired, interval, paired_row
-from fastsheng.report.model import Figure, Report, Table
+from fastsheng.report.model import Figure, Report, Table, lineup_text
 from fastsheng.report.runs import Run
 from fastsheng.report.sections import outcome_key
 from fastsheng.report.single import compute_report, mode_conventions
@@ -393,6 +393,7 @@ def compute_compare(
         },
         notice="; ".join(dict.fromkeys(notices)) or None,
         conventions=mode_conventions(ma),
+        bots=_bots_of_both(ma, mb),
     )
     cluster = "match_id" if matches_mode and "match_id" in ha and "match_id" in hb else None
     head = _headline(ha, hb, la, lb, pairing_text(deal, same_seed, matches_mode), cluster)
@@ -404,10 +405,22 @@ def compute_compare(
         t = compute_report(run, figures=False).table("headline")
         rep.tables.append(
             Table(
-                f"headline_{tag}", f"Headline of {tag.upper()} = {label}", t.df, t.note, show=t.show
+                f"headline_{tag}",
+                f"Headline of {tag.upper()} = {label}",
+                t.df.drop(columns="bots", errors="ignore"),
+                t.note,
+                show=t.show,
+                bots=lineup_text(run.manifest.get("bots")),
             )
         )
     rep.tables.append(_setup(ma, mb, deal))
     if figures and len(head.df):
         rep.figures += _figures(head.df, ha, hb, la, lb)
+    rep.name_bots()
     return rep
+
+
+def _bots_of_both(ma: dict, mb: dict) -> str:
+    """Who played A and B (one phrase when the same bots played both)."""
+    a, b = lineup_text(ma.get("bots")), lineup_text(mb.get("bots"))
+    return f"A and B: {a}" if a == b else f"A: {a}; B: {b}"

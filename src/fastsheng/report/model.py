@@ -10,7 +10,21 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["Table", "Figure", "Report", "Context", "Section"]
+__all__ = ["Table", "Figure", "Report", "Context", "Section", "lineup_text"]
+
+
+def lineup_text(bots) -> str:
+    """The bots of a run as run.json records them (versioned names), said once:
+    ``expert-v4 at all four seats``, ``expert-v4 (seats 0/2) vs basic-v1 (seats 1/3)``, or
+    seat by seat."""
+    b = [str(x) for x in (bots or [])]
+    if len(b) != 4:
+        return ", ".join(b) or "?"
+    if len(set(b)) == 1:
+        return f"{b[0]} at all four seats"
+    if b[0] == b[2] and b[1] == b[3]:
+        return f"{b[0]} (seats 0/2) vs {b[1]} (seats 1/3)"
+    return ", ".join(f"seat {s} {x}" for s, x in enumerate(b))
 
 
 @dataclass
@@ -29,6 +43,7 @@ class Table:
     collapsed: bool = False  # long tables: folded in the HTML (<details>), complete in the CSV
     show: tuple[str, ...] = ()  # columns shown in HTML / console (default: all); CSV has all
     console: tuple[str, ...] = ()  # columns printed by the command (default: ``show``)
+    bots: str = ""  # who played the hands behind it, when not the report's ``bots`` (compare's A)
 
 
 @dataclass
@@ -50,6 +65,17 @@ class Report:
     meta: dict[str, Any] = field(default_factory=dict)
     conventions: list[str] = field(default_factory=list)  # how to read the numbers (page top)
     notice: str | None = None  # e.g. "incomplete: 3 of 10 batches": on every output
+    # the bots behind every figure (versioned names, as run.json records them): next to each
+    # table and plot in the HTML, under the console headline, and a ``bots`` column in each CSV
+    bots: str = ""
+
+    def name_bots(self) -> None:
+        """Give every table a ``bots`` column (its own ``bots``, else the report's): the CSV is
+        read without the page, so each row says who played."""
+        for t in self.tables:
+            who = t.bots or self.bots
+            if who and "bots" not in t.df.columns:
+                t.df = t.df.assign(bots=who)
 
     def table(self, name: str) -> Table:
         for t in self.tables:

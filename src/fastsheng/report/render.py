@@ -96,6 +96,7 @@ def display_frame(t: Table, columns: Sequence[str] = ()) -> pd.DataFrame:
             out[c] = _plain_column(df, c, t)
     if "warning" in out and not any(out["warning"]):
         del out["warning"]
+    out.pop("bots", None)  # said once next to the table (the CSV keeps it on every row)
     return pd.DataFrame(out)
 
 
@@ -111,23 +112,32 @@ table{border-collapse:collapse;font-size:.88rem;margin:.5rem 0} th,td{border:1px
 padding:.25rem .5rem;text-align:right} th{background:#f4f4f4} td:first-child,th:first-child{
 text-align:left} tr:nth-child(even) td{background:#fafafa} figure{margin:1rem 0}
 figcaption{color:#555;font-size:.9rem} img{max-width:100%;height:auto;border:1px solid #eee}
+.bots{color:#333;font-size:.9rem;margin:.2rem 0}
 nav a{margin-right:.8rem} code{background:#f4f4f4;padding:0 .2rem}
 """
 
 
-def _fig_html(f: Figure) -> str:
+def _bots_html(who: str) -> str:
+    return f'<p class="bots">bots: {html.escape(who)}</p>' if who else ""
+
+
+def _fig_html(f: Figure, bots: str = "") -> str:
     e = html.escape
     b64 = base64.b64encode(f.png).decode("ascii")
+    who = f" (bots: {e(bots)})" if bots else ""
     return (
         f'<figure id="fig-{e(f.name)}"><img alt="{e(f.title)}" '
         f'src="data:image/png;base64,{b64}">'
-        f"<figcaption>{e(f.title)}{(': ' + e(f.note)) if f.note else ''}</figcaption></figure>"
+        f"<figcaption>{e(f.title)}{(': ' + e(f.note)) if f.note else ''}{who}</figcaption>"
+        "</figure>"
     )
 
 
 def _header_html(rep: Report) -> list[str]:
     e = html.escape
     parts = [f"<h1>{e(rep.title)}</h1>", f'<p class="sub">{e(rep.subtitle)}</p>']
+    if rep.bots and rep.bots not in rep.subtitle:
+        parts.append(_bots_html(rep.bots))
     if rep.notice:
         parts.append(f'<p class="notice" id="notice">{e(rep.notice)}</p>')
     if rep.conventions:
@@ -137,9 +147,9 @@ def _header_html(rep: Report) -> list[str]:
     return parts + [f"<nav>{nav}</nav>"]
 
 
-def _table_html(t: Table, figures: list[Figure]) -> list[str]:
+def _table_html(t: Table, figures: list[Figure], bots: str = "") -> list[str]:
     e = html.escape
-    parts = [f'<h2 id="{e(t.name)}">{e(t.title)}</h2>']
+    parts = [f'<h2 id="{e(t.name)}">{e(t.title)}</h2>', _bots_html(t.bots or bots)]
     if t.note:
         parts.append(f'<p class="note">{e(t.note)}</p>')
     body = display_frame(t).to_html(index=False, border=0, escape=True, classes="results")
@@ -147,7 +157,7 @@ def _table_html(t: Table, figures: list[Figure]) -> list[str]:
         body = f"<details><summary>{len(t.df):,} rows (show)</summary>{body}</details>"
     parts.append(body)
     parts.append(f'<p class="note">CSV: <a href="{e(t.name)}.csv">{e(t.name)}.csv</a></p>')
-    parts.extend(_fig_html(f) for f in figures if f.section == t.name)
+    parts.extend(_fig_html(f, bots) for f in figures if f.section == t.name)
     return parts
 
 
@@ -163,12 +173,12 @@ def render_html(rep: Report) -> str:
         *_header_html(rep),
     ]
     for t in rep.tables:
-        parts += _table_html(t, rep.figures)
+        parts += _table_html(t, rep.figures, rep.bots)
     placed = {t.name for t in rep.tables}
     rest = [f for f in rep.figures if f.section not in placed]
     if rest:
         parts.append('<h2 id="plots">Plots</h2>')
-        parts.extend(_fig_html(f) for f in rest)
+        parts.extend(_fig_html(f, rep.bots) for f in rest)
     parts.append(
         '<p class="note">Made by <code>fastsheng</code>. Intervals: see '
         "docs/analysis.md.</p></body></html>"
@@ -182,6 +192,7 @@ def write_report(rep: Report, out: str | os.PathLike[str]) -> Path:
     ``report.json``; return the HTML's path."""
     outp = Path(out)
     outp.mkdir(parents=True, exist_ok=True)
+    rep.name_bots()  # tables added after computing (compare's team view) get theirs too
     for t in rep.tables:
         with open(outp / f"{t.name}.csv", "w", encoding="utf-8", newline="") as fh:
             if rep.notice:
@@ -210,7 +221,10 @@ def print_headline(rep: Report, console: Any = None) -> None:
     console = _console(console)
     if rep.notice:
         console.print(f"notice: {rep.notice}", style="bold yellow", markup=False)
-    print_table(rep.table(rep.headline), console, title=rep.title, caption=rep.subtitle)
+    caption = rep.subtitle
+    if rep.bots and rep.bots not in caption:
+        caption += f"; bots: {rep.bots}"
+    print_table(rep.table(rep.headline), console, title=rep.title, caption=caption)
 
 
 def print_table(t: Table, console: Any = None, *, title: str = "", caption: str = "") -> None:

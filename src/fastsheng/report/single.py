@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from fastsheng.report.columns import canonical_hands
-from fastsheng.report.model import Context, Report
+from fastsheng.report.model import Context, Report, lineup_text
 from fastsheng.report.runs import Run
 from fastsheng.report.sections import REPORT_SECTIONS
 
@@ -57,7 +57,7 @@ def _subtitle(run: Run, n: int) -> str:
     else:
         where = f"level {m.get('level', '?')}"
     return (
-        f"{n:,} hands; rules {m.get('rules_name', '?')}; bots {', '.join(m.get('bots', []))}; "
+        f"{n:,} hands; rules {m.get('rules_name', '?')}; bots {lineup_text(m.get('bots'))}; "
         f"seed {m.get('seed', '?')}; mode {m.get('mode', '?')}; {where}"
     )
 
@@ -74,8 +74,10 @@ def compute_report(run: Run, *, figures: bool = True, notice: str | None = None)
         meta={"run": run.path, "n_hands": len(h), **{k: m.get(k) for k in keys}},
         conventions=mode_conventions(m),
         notice=notice or run.notice,
+        bots=lineup_text(m.get("bots")),
     )
     ctx = Context(h, m, run.rules, run.matches, figures)
     for section in REPORT_SECTIONS:
         rep.add(section(ctx))
+    rep.name_bots()
     return rep

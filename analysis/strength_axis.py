@@ -1,0 +1,363 @@
+"""The headline figures along the strength axis: which have converged by the strongest bot?
+
+Question: the figures users come for (dealer side wins, the defenders' total and its quantiles,
+kitty capture and the hands it decides, failed throws, defenders' early trump leads, and the
+balance between `standard` and `super`) move with the strength of the bots. Along the axis
+expert-v1 < expert-v2 < expert-v3 < expert-v4 < search:k=8 < search:k=32 < search:k=128, how far
+does each figure move, and has it stopped moving by the strongest bot?
+
+Method: every bot plays all four seats on the same deals (one seed, one batch size, random
+levels: hand i is dealt the same cards in every run, whatever the bots or rules). The search
+bots play only the first deals (they are thousands of times slower; DEALS gives the sizes). Per
+bot: each figure with its 95% interval (`fastsheng.realism` for the panel's shares and means:
+Wilson, Student t; `fastsheng.stats.quantile_ci` for the quantiles). Then, paired over the deals
+both played, each bot's difference from the strongest bot (`stats.paired_diff`, the t interval
+of the per-deal differences; for a quantile, a paired bootstrap over deals), and the last step
+(the second strongest against the strongest). The balance figure is the dealer side's net levels
+per hand under `standard` minus under `super`, over the same deals; its difference between two
+bots is a paired difference of differences.
+
+Verdict per figure: "still moving" when the last step's interval excludes 0; otherwise "no move
+detected in the last step", with the interval that bounds the move.
+
+Run: python analysis/strength_axis.py [OUT] [--plot PNG]   (runs kept in OUT, default
+     runs/analysis-strength-axis, and reused or resumed; --read-only summarizes what exists)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fastsheng import stats
+from fastsheng.realism import kitty_flips_side
+from fastsheng.rules import get_rules
+
+SEED = 2026
+BATCH = 50  # small batches: an unfinished search run still gives its first deals
+AXIS = (
+    "expert-v1",
+    "expert-v2",
+    "expert-v3",
+    "expert-v4",
+    "search:k=8",
+    "search:k=32",
+    "search:k=128",
+)
+# deals per bot (the first ones): sized to the shared 2-core machine (see docs/analysis.md)
+DEALS = {
+    "expert-v1": 20_000,
+    "expert-v2": 20_000,
+    "expert-v3": 20_000,
+    "expert-v4": 20_000,
+    "search:k=8": 600,
+    "search:k=32": 400,
+    "search:k=128": 200,
+}
+SMOKE_AXIS = ("expert-v1", "expert-v4", "search:k=2")
+SMOKE_DEALS = {"expert-v1": 200, "expert-v4": 200, "search:k=2": 50}
+QUANTILES = (0.10, 0.25, 0.50, 0.75, 0.90)
+N_BOOT = 2000
+BALANCE = "standard - super: dealer side net levels"
+
+# key -> (label, unit, per-hand value of a standard run)
+FIGURES = {
+    "dealer_wins": ("dealer side wins", "share", lambda h, r: h["winner"] == "dealer"),
+    "defenders_total": ("defenders' mean total", "points", lambda h, r: h["defenders_total"]),
+    "kitty_captured": ("kitty captured", "share", lambda h, r: h["kitty_captured"]),
+    "kitty_decides": ("the kitty decides the hand", "share", lambda h, r: kitty_flips_side(h, r)),
+    "kitty_buried": ("points buried in the kitty", "points", lambda h, r: h["kitty_points_buried"]),
+    "failed_throw": ("hands with a failed throw", "share", lambda h, r: h["failed_throws"] > 0),
+    "early_trump": (
+        "a defender leads trump in tricks 1-5",
+        "share",
+        lambda h, r: h["defender_early_trump"],
+    ),
+}
+
+
+def run_path(where: Path, bot: str, variant: str) -> Path:
+    return where / f"{bot.replace(':', '-').replace('=', '')}-{variant}"
+
+
+def play(where: Path, bot: str, variant: str, n: int, workers: int = 0) -> None:
+    """One run, resumed when it is already there (standard runs keep the tricks table)."""
+    from fastsheng.runner import RunSpec, run
+
+    spec = RunSpec(
+        rules=get_rules(variant),
+        bots=(bot,) * 4,
+        seed=SEED,
+        n=n,
+        batch_size=BATCH,
+        level="random",
+        tricks=variant == "standard",
+    )
+    path = run_path(where, bot, variant)
+    run(spec, str(path), workers=workers, resume=(path / "run.json").is_file())
+
+
+def load(where: Path, bot: str, variant: str) -> tuple[pd.DataFrame, str] | None:
+    """The hands of a run (what finished of it, by hand_id) and the bots run.json records."""
+    from fastsheng.dataset import DatasetError
+    from fastsheng.report.runs import load_run
+
+    path = run_path(where, bot, variant)
+    if not (path / "run.json").is_file():
+        return None
+    try:
+        r = load_run(path)
+    except DatasetError:
+        return None
+    h = r.hands.set_index("hand_id", drop=False)
+    h["winner"] = h["winner"].astype(str)
+    return h, r.manifest["bots"][0]
+
+
+def per_hand(h: pd.DataFrame, rules) -> pd.DataFrame:
+    """The per-hand values of every figure (a standard run's hands)."""
+    return pd.DataFrame(
+        {k: np.asarray(f(h, rules), np.float64) for k, (_, _, f) in FIGURES.items()},
+        index=h.index,
+    )
+
+
+def net_levels(h: pd.DataFrame) -> pd.Series:
+    """The dealer side's net levels per hand: levels it gains, minus the defenders' gain."""
+    lv = h["levels"].astype(np.float64)
+    return lv.where(h["winner"] == "dealer", -lv)
+
+
+def estimate(x: np.ndarray, unit: str) -> stats.Estimate:
+    if unit == "share":
+        return stats.wilson(int(np.count_nonzero(x)), len(x))
+    return stats.mean_t(x)
+
+
+def paired_quantile_diff(a: np.ndarray, b: np.ndarray, q: float, seed: int) -> tuple:
+    """q-quantile of a minus that of b over the same deals, with a paired percentile bootstrap
+    (deals resampled together, so the deal-to-deal variance cancels as in paired_diff)."""
+    rng = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(seed,)))
+    idx = rng.integers(0, len(a), size=(N_BOOT, len(a)))
+    boot = np.quantile(a[idx], q, axis=1, method="inverted_cdf") - np.quantile(
+        b[idx], q, axis=1, method="inverted_cdf"
+    )
+    d = np.quantile(a, q, method="inverted_cdf") - np.quantile(b, q, method="inverted_cdf")
+    lo, hi = np.quantile(boot, [0.025, 0.975])
+    return float(d), float(lo), float(hi)
+
+
+def figures(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> pd.DataFrame:
+    """One row per (figure, bot): the estimate with its interval and n, the paired difference
+    from the strongest bot (the last one of the axis) over the deals both played."""
+    bots = list(data)
+    top = bots[-1]
+    rows = []
+
+    def row(key, label, bot, est, n, diff):
+        rows.append(
+            {
+                "key": key,
+                "figure": label,
+                "bot": bot,
+                "n": n,
+                "estimate": est[0],
+                "lo": est[1],
+                "hi": est[2],
+                "vs_strongest": diff[0],
+                "vs_lo": diff[1],
+                "vs_hi": diff[2],
+                "n_paired": diff[3],
+            }
+        )
+
+    def paired(x: pd.Series, y: pd.Series) -> tuple:
+        common = x.index.intersection(y.index)
+        d = stats.paired_diff(x.loc[common].to_numpy(), y.loc[common].to_numpy())
+        return d.diff, d.ci.lo, d.ci.hi, len(common)
+
+    for key, (label, unit, _) in FIGURES.items():
+        for bot in bots:
+            x = data[bot][key]
+            e = estimate(x.to_numpy(), unit)
+            row(key, label, bot, (e.estimate, e.lo, e.hi), e.n, paired(x, data[top][key]))
+    for i, q in enumerate(QUANTILES):
+        key, label = f"defenders_q{round(q * 100)}", f"defenders' total, q{round(q * 100)}"
+        for bot in bots:
+            x, y = data[bot]["defenders_total"], data[top]["defenders_total"]
+            e = stats.quantile_ci(x.to_numpy(), q)
+            common = x.index.intersection(y.index)
+            d = paired_quantile_diff(x.loc[common].to_numpy(), y.loc[common].to_numpy(), q, i)
+            row(key, label, bot, (e.estimate, e.lo, e.hi), e.n, (*d, len(common)))
+    for bot in bots:
+        if bot in balance and top in balance:
+            x = balance[bot]
+            e = stats.mean_t(x.to_numpy(), step=None)
+            row("balance", BALANCE, bot, (e.estimate, e.lo, e.hi), e.n, paired(x, balance[top]))
+    return pd.DataFrame(rows)
+
+
+def last_steps(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> pd.DataFrame:
+    """Per figure: the move from the first bot to the strongest and the last step (the second
+    strongest to the strongest), paired over common deals, and the verdict."""
+    bots = list(data)
+    first, prev, top = bots[0], bots[-2], bots[-1]
+    series = {k: {b: data[b][k] for b in bots} for k in FIGURES}
+    if top in balance and prev in balance:
+        series["balance"] = dict(balance)
+    labels = {k: v[0] for k, v in FIGURES.items()} | {"balance": BALANCE}
+    rows = []
+    for key, by_bot in series.items():
+        out = {"key": key, "figure": labels[key]}
+        for name, a in (("total", first), ("last", prev)):
+            if a not in by_bot:
+                out |= {name: np.nan, f"{name}_lo": np.nan, f"{name}_hi": np.nan}
+                continue
+            x, y = by_bot[top], by_bot[a]
+            common = x.index.intersection(y.index)
+            d = stats.paired_diff(x.loc[common].to_numpy(), y.loc[common].to_numpy())
+            out |= {name: d.diff, f"{name}_lo": d.ci.lo, f"{name}_hi": d.ci.hi}
+            out[f"{name}_n"] = len(common)
+        moving = out["last_lo"] > 0 or out["last_hi"] < 0
+        out["verdict"] = (
+            f"still moving ({prev} -> {top})"
+            if moving
+            else f"no move detected from {prev} to {top}"
+        )
+        rows.append(out)
+    return pd.DataFrame(rows)
+
+
+def _fmt(v, lo, hi, unit) -> str:
+    from fastsheng.numfmt import fmt_interval
+
+    if not np.isfinite(v):
+        return "n/a"
+    return fmt_interval(v, lo, hi, pct=unit == "share")
+
+
+def markdown(table: pd.DataFrame, steps: pd.DataFrame, deals: dict[str, int]) -> str:
+    """The table of docs/analysis.md: per figure, each bot's estimate [95%], then the last step
+    and the whole move, each paired."""
+    bots = list(dict.fromkeys(table["bot"]))
+    units = {k: v[1] for k, v in FIGURES.items()} | {"balance": "levels"}
+    head = "| figure | " + " | ".join(f"`{b}` ({deals[b]:,})" for b in bots)
+    head += " | last step | expert-v1 → strongest |\n"
+    lines = [head, "|---" * (len(bots) + 3) + "|\n"]
+    steps = steps.set_index("key")
+    for key in dict.fromkeys(table["key"]):
+        part = table[table["key"] == key].set_index("bot")
+        unit = units.get(key, "points")
+        cells = [
+            _fmt(*part.loc[b, ["estimate", "lo", "hi"]], unit) if b in part.index else "n/a"
+            for b in bots
+        ]
+        if key in steps.index:
+            s = steps.loc[key]
+            cells += [
+                _fmt(s["last"], s["last_lo"], s["last_hi"], unit),
+                _fmt(s["total"], s["total_lo"], s["total_hi"], unit),
+            ]
+        else:  # quantiles: the paired bootstrap differences from the strongest
+            a, b = bots[-2], bots[0]
+            cells += [
+                _fmt(
+                    -part.loc[a, "vs_strongest"], -part.loc[a, "vs_hi"], -part.loc[a, "vs_lo"], unit
+                ),
+                _fmt(
+                    -part.loc[b, "vs_strongest"], -part.loc[b, "vs_hi"], -part.loc[b, "vs_lo"], unit
+                ),
+            ]
+        lines.append(f"| {part['figure'].iloc[0]} | " + " | ".join(cells) + " |\n")
+    return "".join(lines)
+
+
+def plot(table: pd.DataFrame, path: Path) -> None:
+    """One panel per figure: each bot's difference from the strongest, 95% interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys = list(dict.fromkeys(table["key"]))
+    cols = 4
+    rows = -(-len(keys) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 2.8 * rows), squeeze=False)
+    for ax, key in zip(axes.flat, keys, strict=False):
+        part = table[table["key"] == key]
+        scale = 100.0 if FIGURES.get(key, ("", ""))[1] == "share" else 1.0
+        y = np.arange(len(part))
+        d = part["vs_strongest"].to_numpy() * scale
+        err = np.vstack([d - part["vs_lo"] * scale, part["vs_hi"] * scale - d])
+        ax.errorbar(d, y, xerr=err, fmt="o", capsize=3)
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_yticks(y, part["bot"], fontsize=7)
+        ax.invert_yaxis()
+        unit = "pp" if scale == 100.0 else ("levels" if key == "balance" else "points")
+        ax.set_title(part["figure"].iloc[0], fontsize=8)
+        ax.set_xlabel(f"minus the strongest ({unit})", fontsize=7)
+    for ax in list(axes.flat)[len(keys) :]:
+        ax.set_visible(False)
+    fig.suptitle(
+        f"difference from {table['bot'].iloc[-1]} on the same deals, 95% intervals", fontsize=9
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None, axis=AXIS, deals=None, workers: int = 0):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out", nargs="?", default="runs/analysis-strength-axis")
+    p.add_argument("--plot", help="write the plot to this PNG")
+    p.add_argument("--read-only", action="store_true", help="summarize the runs that exist")
+    p.add_argument("--smoke", action="store_true", help="three quick bots on a few deals")
+    a = p.parse_args(sys.argv[1:] if argv is None else argv)
+    if a.smoke:
+        axis, deals = SMOKE_AXIS, SMOKE_DEALS
+    deals = deals or DEALS
+    where = Path(a.out)
+    if not a.read_only:
+        # every standard run first (the headline), then super for the balance
+        for variant in ("standard", "super"):
+            for bot in axis:
+                play(where, bot, variant, deals[bot], workers)
+    rules = get_rules("standard")
+    data, balance, names, sizes = {}, {}, {}, {}
+    for bot in axis:
+        std = load(where, bot, "standard")
+        if std is None:
+            continue
+        h, names[bot] = std
+        data[bot] = per_hand(h, rules)
+        sizes[bot] = len(h)
+        sup = load(where, bot, "super")
+        if sup is not None:
+            common = h.index.intersection(sup[0].index)
+            balance[bot] = net_levels(h).loc[common] - net_levels(sup[0]).loc[common]
+    table = figures(data, balance)
+    steps = last_steps(data, balance)
+    print(
+        f"seed {SEED}, batch size {BATCH}, random levels, all four seats one bot; deals: "
+        + ", ".join(f"{b} (= {names[b]}) {sizes[b]:,}" for b in data)
+    )
+    if balance:
+        print(
+            "balance (standard - super) deals: "
+            + ", ".join(f"{b} {len(s):,}" for b, s in balance.items())
+        )
+    print()
+    print(markdown(table, steps, sizes))
+    for _, s in steps.iterrows():
+        print(f"{s['figure']}: {s['verdict']}")
+    if a.plot:
+        plot(table, Path(a.plot))
+    return table, steps
+
+
+if __name__ == "__main__":
+    main()
