@@ -56,10 +56,13 @@ DEALS = {
     "expert-v4": 20_000,
     "search:k=8": 600,
     "search:k=32": 400,
-    "search:k=128": 200,
+    "search:k=128": 150,
 }
+# the balance needs each bot once more under `super`: fewer deals for the slowest
+SUPER_DEALS = DEALS | {"search:k=32": 200, "search:k=128": 50}
 SMOKE_AXIS = ("expert-v1", "expert-v4", "search:k=2")
 SMOKE_DEALS = {"expert-v1": 200, "expert-v4": 200, "search:k=2": 50}
+SMOKE_SUPER_DEALS = SMOKE_DEALS | {"search:k=2": 30}
 QUANTILES = (0.10, 0.25, 0.50, 0.75, 0.90)
 N_BOOT = 2000
 BALANCE = "standard - super: dealer side net levels"
@@ -310,22 +313,22 @@ def plot(table: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None, axis=AXIS, deals=None, workers: int = 0):
+def main(argv: list[str] | None = None, axis=AXIS, workers: int = 0):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out", nargs="?", default="runs/analysis-strength-axis")
     p.add_argument("--plot", help="write the plot to this PNG")
     p.add_argument("--read-only", action="store_true", help="summarize the runs that exist")
     p.add_argument("--smoke", action="store_true", help="three quick bots on a few deals")
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
+    deals = {"standard": DEALS, "super": SUPER_DEALS}
     if a.smoke:
-        axis, deals = SMOKE_AXIS, SMOKE_DEALS
-    deals = deals or DEALS
+        axis, deals = SMOKE_AXIS, {"standard": SMOKE_DEALS, "super": SMOKE_SUPER_DEALS}
     where = Path(a.out)
     if not a.read_only:
         # every standard run first (the headline), then super for the balance
         for variant in ("standard", "super"):
             for bot in axis:
-                play(where, bot, variant, deals[bot], workers)
+                play(where, bot, variant, deals[variant][bot], workers)
     rules = get_rules("standard")
     data, balance, names, sizes = {}, {}, {}, {}
     for bot in axis:
