@@ -196,26 +196,26 @@ def figures(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> pd.
             common = x.index.intersection(y.index)
             d = paired_quantile_diff(x.loc[common].to_numpy(), y.loc[common].to_numpy(), q, i)
             row(key, label, bot, (e.estimate, e.lo, e.hi), e.n, (*d, len(common)))
-    for bot in bots:
-        if bot in balance and top in balance:
-            x = balance[bot]
-            e = stats.mean_t(x.to_numpy(), step=None)
-            row("balance", BALANCE, bot, (e.estimate, e.lo, e.hi), e.n, paired(x, balance[top]))
+    # the balance against the strongest bot that has a super run (the slowest may have none)
+    for bot, x in balance.items():
+        e = stats.mean_t(x.to_numpy(), step=None)
+        btop = balance[list(balance)[-1]]
+        row("balance", BALANCE, bot, (e.estimate, e.lo, e.hi), e.n, paired(x, btop))
     return pd.DataFrame(rows)
 
 
 def last_steps(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> pd.DataFrame:
     """Per figure: the move from the first bot to the strongest and the last step (the second
     strongest to the strongest), paired over common deals, and the verdict."""
-    bots = list(data)
-    first, prev, top = bots[0], bots[-2], bots[-1]
-    series = {k: {b: data[b][k] for b in bots} for k in FIGURES}
-    if top in balance and prev in balance:
+    series = {k: {b: data[b][k] for b in data} for k in FIGURES}
+    if len(balance) >= 2:
         series["balance"] = dict(balance)
     labels = {k: v[0] for k, v in FIGURES.items()} | {"balance": BALANCE}
     rows = []
     for key, by_bot in series.items():
-        out = {"key": key, "figure": labels[key]}
+        bots = list(by_bot)
+        first, prev, top = bots[0], bots[-2], bots[-1]
+        out = {"key": key, "figure": labels[key], "strongest": top}
         for name, a in (("total", first), ("last", prev)):
             if a not in by_bot:
                 out |= {name: np.nan, f"{name}_lo": np.nan, f"{name}_hi": np.nan}
@@ -243,6 +243,17 @@ def _fmt(v, lo, hi, unit) -> str:
     return fmt_interval(v, lo, hi, pct=unit == "share")
 
 
+def _fmt_diff(v, lo, hi, unit) -> str:
+    """A difference: of shares in percentage points."""
+    from fastsheng.numfmt import fmt_interval
+
+    if not np.isfinite(v):
+        return "n/a"
+    if unit != "share":
+        return fmt_interval(v, lo, hi)
+    return fmt_interval(100 * v, 100 * lo, 100 * hi) + " pp"
+
+
 def markdown(table: pd.DataFrame, steps: pd.DataFrame, deals: dict[str, int]) -> str:
     """The table of docs/analysis.md: per figure, each bot's estimate [95%], then the last step
     and the whole move, each paired."""
@@ -262,19 +273,13 @@ def markdown(table: pd.DataFrame, steps: pd.DataFrame, deals: dict[str, int]) ->
         if key in steps.index:
             s = steps.loc[key]
             cells += [
-                _fmt(s["last"], s["last_lo"], s["last_hi"], unit),
-                _fmt(s["total"], s["total_lo"], s["total_hi"], unit),
+                _fmt_diff(s["last"], s["last_lo"], s["last_hi"], unit),
+                _fmt_diff(s["total"], s["total_lo"], s["total_hi"], unit),
             ]
-        else:  # quantiles: the paired bootstrap differences from the strongest
-            a, b = bots[-2], bots[0]
-            cells += [
-                _fmt(
-                    -part.loc[a, "vs_strongest"], -part.loc[a, "vs_hi"], -part.loc[a, "vs_lo"], unit
-                ),
-                _fmt(
-                    -part.loc[b, "vs_strongest"], -part.loc[b, "vs_hi"], -part.loc[b, "vs_lo"], unit
-                ),
-            ]
+        else:  # quantiles: the paired bootstrap differences from the strongest, top minus bot
+            for b in (bots[-2], bots[0]):
+                d, lo, hi = part.loc[b, ["vs_strongest", "vs_lo", "vs_hi"]]
+                cells.append(_fmt_diff(-d, -hi, -lo, unit))
         lines.append(f"| {part['figure'].iloc[0]} | " + " | ".join(cells) + " |\n")
     return "".join(lines)
 
