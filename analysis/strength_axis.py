@@ -59,7 +59,7 @@ DEALS = {
     "search:k=128": 150,
 }
 # the balance needs each bot once more under `super`: fewer deals for the slowest
-SUPER_DEALS = DEALS | {"search:k=32": 200, "search:k=128": 50}
+SUPER_DEALS = DEALS | {"search:k=32": 200}
 SMOKE_AXIS = ("expert-v1", "expert-v4", "search:k=2")
 SMOKE_DEALS = {"expert-v1": 200, "expert-v4": 200, "search:k=2": 50}
 SMOKE_SUPER_DEALS = SMOKE_DEALS | {"search:k=2": 30}
@@ -235,6 +235,30 @@ def last_steps(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> 
     return pd.DataFrame(rows)
 
 
+def each_step(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> str:
+    """Markdown: per figure, the paired move of each step along the axis (bot to the next one,
+    over the deals both played): where along the axis a figure moves."""
+    units = {k: v[1] for k, v in FIGURES.items()} | {"balance": "levels"}
+    labels = {k: v[0] for k, v in FIGURES.items()} | {"balance": BALANCE}
+    series = {k: {b: data[b][k] for b in data} for k in FIGURES} | {"balance": balance}
+    bots = list(data)
+    steps = list(zip(bots, bots[1:], strict=False))
+    lines = ["| figure | " + " | ".join(f"{a} → {b}" for a, b in steps) + " |\n"]
+    lines.append("|---" * (len(steps) + 1) + "|\n")
+    for key, by_bot in series.items():
+        cells = []
+        for a, b in steps:
+            if a not in by_bot or b not in by_bot:
+                cells.append("n/a")
+                continue
+            x, y = by_bot[b], by_bot[a]
+            common = x.index.intersection(y.index)
+            d = stats.paired_diff(x.loc[common].to_numpy(), y.loc[common].to_numpy())
+            cells.append(_fmt_diff(d.diff, d.ci.lo, d.ci.hi, units[key]))
+        lines.append(f"| {labels[key]} | " + " | ".join(cells) + " |\n")
+    return "".join(lines)
+
+
 def _fmt(v, lo, hi, unit) -> str:
     from fastsheng.numfmt import fmt_interval
 
@@ -360,6 +384,8 @@ def main(argv: list[str] | None = None, axis=AXIS, workers: int = 0):
         )
     print()
     print(markdown(table, steps, sizes))
+    print("Each step along the axis (the next bot minus this one, paired over common deals):\n")
+    print(each_step(data, balance))
     for _, s in steps.iterrows():
         print(f"{s['figure']}: {s['verdict']}")
     if a.plot:

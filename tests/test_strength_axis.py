@@ -87,6 +87,7 @@ def test_smoke_run_end_to_end(axis, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "search:k=2 (= search:k=2,cands=8,base=expert-v3) 50" in out  # versioned names
     assert "| dealer side wins |" in out
+    assert "| expert-v1 → expert-v4 | expert-v4 → search:k=2 |" in out  # each step, paired
     # a second call reads the runs back instead of playing them again: the same table
     again, _ = axis.main([str(tmp_path / "runs"), "--smoke", "--read-only"])
     pd.testing.assert_frame_equal(table, again)
