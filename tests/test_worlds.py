@@ -141,6 +141,27 @@ def test_an_observation_references_nothing_of_the_game():
     assert isinstance(w, Game)
 
 
+def test_a_builtin_bot_acts_from_the_sealed_observation_alone():
+    """fs.bot(name) decides from the observation's bytes: an observation unpickled after its
+    game is gone gets the same action, and so does a game dealt differently but equal in what
+    the seat may know."""
+    g = _position_game()
+    rules, o, legal = g.rules, g.observation(2), g.legal_actions()
+    twin = _twin(g, 2, np.random.default_rng(1))
+    blob = pickle.dumps(o)
+    actions = []
+    for obs in (o, twin.observation(2)):
+        b = fs.bot("expert")
+        b.reset(2, g.rules, random.Random(5))
+        actions.append(b.act(obs, legal))
+    del g, o, twin
+    gc.collect()
+    b = fs.bot("expert")
+    b.reset(2, rules, random.Random(5))
+    actions.append(b.act(pickle.loads(blob), legal))
+    assert actions[0] == actions[1] == actions[2]
+
+
 def _twin(g: Game, seat: int, rng) -> Game:
     """A second game that differs from `g` (a from_position game) only in the cards `seat`
     cannot see: a consistent world's deal replayed from the start."""
