@@ -269,7 +269,7 @@ cdef void public_scrub(game_t* p, hand_row_t* row, short* trace, int trace_len,
             if h.d_at[d] + 1 + i < trace_len:
                 trace[h.d_at[d] + 1 + i] = -1
     for j in range(h.nbury):
-        if bury_seen(p, &h, j, seat):
+        if bury_seen(p, &h, j, seat) or h.b_at[j] >= trace_len:
             continue
         for i in range(trace[h.b_at[j]]):
             if h.b_at[j] + 1 + i < trace_len:
@@ -812,10 +812,12 @@ cdef hand_t draw_kitty(rng_t* rng, hand_t pool, hand_t keep) noexcept nogil:
     return k
 
 
-cdef void write_cards(short* trace, int at, hand_t cards) noexcept nogil:
+cdef void write_cards(short* trace, int tlen, int at, hand_t cards) noexcept nogil:
     """Overwrite a blanked trace card list at `at` with `cards` (code order)."""
     cdef int codes[108]
     cdef int n = hand_codes(cards, codes), i
+    if at >= tlen or at + 1 + trace[at] > tlen:
+        return
     for i in range(trace[at]):
         trace[at + 1 + i] = codes[i] if i < n else -1
 
@@ -890,10 +892,10 @@ cdef void world_history(game_t* g, int seat, rng_t* rng, const hist_t* h) noexce
         # took up (seen by this seat, or drawn from its cards, keeping those it showed)
         for j in range(h.nbury - 1, -1, -1):
             b = h.b_seat[j]
-            if trace[h.b_at[j] + 1] < 0:
-                write_cards(trace, h.b_at[j], k)
+            if h.b_at[j] + 1 < tlen and trace[h.b_at[j] + 1] < 0:
+                write_cards(trace, tlen, h.b_at[j], k)
             cur[b] = hand_union(cur[b], k)
-            if j > 0 and trace[h.b_at[j - 1] + 1] >= 0:
+            if j > 0 and h.b_at[j - 1] + 1 < tlen and trace[h.b_at[j - 1] + 1] >= 0:
                 took = h.b_cards[j - 1]
             elif j == 0 and g.deck[100] != HIDDEN:
                 took = hand_empty()
@@ -909,7 +911,7 @@ cdef void world_history(game_t* g, int seat, rng_t* rng, const hist_t* h) noexce
             for s in range(4):
                 g.dealt[s] = cur[s]
     # the deck of the deal: each other seat's cards in its positions, the kitty after them
-    if h.ndeal:
+    if h.ndeal and h.d_at[h.ndeal - 1] + 109 <= tlen:
         at = h.d_at[h.ndeal - 1]
         first = trace[at]
         upto = g.di if in_deal else 100
@@ -937,8 +939,9 @@ cdef void world_history(game_t* g, int seat, rng_t* rng, const hist_t* h) noexce
         for c in range(54):
             counts[c] = 2
         for i in range(108):
-            if trace[at + 1 + i] >= 0:
-                counts[trace[at + 1 + i]] -= 1
+            c = trace[at + 1 + i]
+            if 0 <= c < 54 and counts[c] > 0:
+                counts[c] -= 1
         n = 0
         for c in range(54):
             for i in range(counts[c]):
