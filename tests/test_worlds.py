@@ -426,3 +426,53 @@ def test_no_impossible_world_in_ten_thousand(preset):
     assert bad == 0
     if preset == "renda":
         assert after_fail > 100
+
+
+# ---------------------------------------------------------------------------------------------
+# search-v2: the search over these worlds (the frozen `search` names keep theirs)
+
+SEARCH2 = "search-v2:k=3,cands=4"
+
+
+def test_search_v2_names_resolve_and_flag_the_consistent_worlds():
+    from fastsheng import _search
+    from fastsheng import bots as B
+
+    assert B.resolve_bot("search-v2") == "search-v2:k=32,cands=8,base=expert-v4"
+    assert B.resolve_bot(" Search-V2:cands=4, k=8 ") == "search-v2:k=8,cands=4,base=expert-v4"
+    assert B.bot_spec(B.resolve_bot(SEARCH2)) == (
+        B.BOT_INDEX["expert-v4"],
+        3,
+        4 | _search.CONSISTENT_,
+    )
+    assert B.bot_spec(B.resolve_bot("search:k=3,cands=4")) == (B.BOT_INDEX["expert-v3"], 3, 4)
+    assert B.split_bots(f"{SEARCH2},expert") == [SEARCH2, "expert"]
+    assert "search-v2" in B.BOTS and B.is_builtin(B.resolve_bot(SEARCH2))
+    with pytest.raises(ValueError, match="base must be a built-in bot other than search"):
+        B.resolve_bot("search-v2:base=search")
+
+
+def test_search_v2_plays_legally_reproducibly_and_as_the_simulator():
+    """Every play checked by the core, the same seed the same hands, the step API the
+    simulator's rows, the resolved name recorded; and its worlds are not search's (the same
+    base and parameters play other hands)."""
+    from fastsheng import bots as B
+    from fastsheng.hands import play_batch, simulate_hands
+
+    lineup = (SEARCH2, "expert", SEARCH2, "expert")
+    a = play_batch("renda", lineup, 5, 0, 6, tricks=True, check=True, level="random")
+    b = play_batch("renda", lineup, 5, 0, 6, tricks=True, check=True, level="random")
+    assert a["hands"].equals(b["hands"]) and a["tricks"].equals(b["tricks"])
+    assert a["hands"].column("bots")[0].as_py().startswith(B.resolve_bot(SEARCH2) + ",")
+    rows = simulate_hands("standard", lineup, 41, 3, level="random").to_pylist()
+    for k, row in enumerate(rows):
+        g = Game("standard", seed=41, hand_id=k, level="random")
+        while g.phase != "done":
+            g.apply(g.bot_action(lineup[g.to_act]))
+        got = {c: v for c, v in g.result().items() if c != "bots"}
+        assert got == {c: v for c, v in row.items() if c != "bots"}, k
+    old = ("search:k=3,cands=4,base=expert-v4", "expert") * 2
+    t2 = simulate_hands("standard", lineup, 3, 12, tricks=True)["tricks"].drop_columns("bots")
+    t1 = simulate_hands("standard", old, 3, 12, tricks=True)["tricks"].drop_columns("bots")
+    assert not t1.equals(t2)
+    assert B.resolve_bot("search") == "search:k=32,cands=8,base=expert-v3"  # frozen
