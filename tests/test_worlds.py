@@ -181,8 +181,9 @@ def _twin(g: Game, seat: int, rng) -> Game:
 
 def _position_tricks(o: Observation) -> list:
     tricks = [[t.attempted, *t.plays[1:]] for t in o.tricks]
-    if o.current_trick:
-        tricks.append([o.lead_attempt, *[p for _, p in o.current_trick[1:]]])
+    if o.current_trick:  # (getattr: the same tests run against older trees, which lack it)
+        lead = getattr(o, "lead_attempt", o.current_trick[0][1])
+        tricks.append([lead, *[p for _, p in o.current_trick[1:]]])
     return tricks
 
 
