@@ -495,6 +495,7 @@ cdef struct genum_t:
     int memb[108]
     int cap[4]
     int x[16][4]             # the grouping being enumerated: cards of group g to place L
+    int later[16][4]         # cards of the groups after g that may go to place L
     int count
     bint store
     double total
@@ -504,7 +505,7 @@ cdef struct genum_t:
 
 
 cdef void genum_rec(genum_t* e, int g, int L, int left, double w) noexcept nogil:
-    cdef int k, lo, hi, i, j
+    cdef int k, lo, hi, i, j, room
     if e.count > MAX_GROUPINGS:
         return
     if g == e.G:
@@ -533,6 +534,15 @@ cdef void genum_rec(genum_t* e, int g, int L, int left, double w) noexcept nogil
         if left > e.cap[L]:
             return
         lo = left
+    # prune: what the later groups can still put here, and what this group's later places hold
+    if lo < e.cap[L] - e.later[g][L]:
+        lo = e.cap[L] - e.later[g][L]
+    room = 0
+    for i in range(L + 1, 4):
+        if (e.gmask[g] >> i) & 1:
+            room += e.cap[i]
+    if lo < left - room:
+        lo = left - room
     for k in range(lo, hi + 1):
         e.x[g][L] = k
         e.cap[L] -= k
@@ -572,6 +582,12 @@ cdef bint group_setup(genum_t* e, const int* card, const int* allowed, int n,
                 e.memb[e.goff[g] + e.gn[g]] = i
                 e.gn[g] += 1
                 break
+    for g in range(e.G):
+        for i in range(4):
+            e.later[g][i] = 0
+            for k in range(g + 1, e.G):
+                if (e.gmask[k] >> i) & 1:
+                    e.later[g][i] += e.gn[k]
     e.inv_fact[0] = 1.0
     for k in range(1, 109):
         e.inv_fact[k] = e.inv_fact[k - 1] / k
