@@ -13,8 +13,9 @@ cards again, uniformly over the deals consistent with the public record:
 * cards taken back after a failed throw stay with the thrower, shown and unplayed cards with
   their seat (or in the kitty it buried), a kitty the seat saw with the seat that took it.
 
-Uniform proposals (a uniform permutation of the hidden cards) are kept only when consistent,
-so the accepted worlds are uniform over the consistent deals. After `max_tries` proposals a
+Proposals uniform over the deals that keep the voids (the cards grouped by the places they may
+go, the grouping drawn by the number of deals it gives) are kept only when consistent, so the
+accepted worlds are uniform over the consistent deals. After `max_tries` proposals a
 constrained deal by matching, mixed by swaps and checked the same way, is used: consistent but
 not exactly uniform (the world's `sample_exact` is then False). `world_history` then gives the
 world a history of its own cards: the deck of its deal (shown cards first in each seat's
@@ -29,6 +30,7 @@ cdef extern from *:
     #endif
     """
 
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from fastsheng._bitboard cimport (
@@ -43,7 +45,7 @@ from fastsheng._game cimport (
     EV_TRICK, EV_TRUMP, PH_BURY, PH_CLOSE, PH_DEAL, PH_DONE, PH_FOLLOW, PH_LEAD, PH_SETUP,
     ask_prepare, deal_features, game_t, hand_row_t,
 )
-from fastsheng._rng cimport rng_below, rng_split, rng_t
+from fastsheng._rng cimport rng_below, rng_next, rng_split, rng_t
 
 cdef enum:
     LOC_REST = 3             # the location of unseen undealt / kitty cards
@@ -124,6 +126,22 @@ cdef void hist_parse(const short* t, int n, hist_t* h) noexcept nogil:
             i += 8
         else:
             break
+
+
+cdef void hist_tricks(const game_t* g, hist_t* h) noexcept nogil:
+    cdef int k, i
+    h.ntricks = 0
+    h.nbury = 0
+    h.ndeal = 0
+    if g.phase < PH_LEAD:
+        return
+    for k in range(g.tn if g.tn < 32 else 32):
+        h.t_leader[k] = g.h_leader[k]
+        h.t_failed[k] = g.h_failed[k]
+        h.t_attempt[k] = g.h_attempt[k]
+        for i in range(4):
+            h.t_plays[k][i] = g.h_plays[k][i]
+        h.ntricks += 1
 
 
 cdef inline bint bury_seen(const game_t* g, const hist_t* h, int j, int seat) noexcept nogil:
@@ -267,7 +285,7 @@ cdef void public_scrub(game_t* p, hand_row_t* row, short* trace, int trace_len,
             if h.d_at[d] + 1 + i < trace_len:
                 trace[h.d_at[d] + 1 + i] = -1
     for j in range(h.nbury):
-        if bury_seen(p, &h, j, seat):
+        if bury_seen(p, &h, j, seat) or h.b_at[j] >= trace_len:
             continue
         for i in range(trace[h.b_at[j]]):
             if h.b_at[j] + 1 + i < trace_len:
@@ -461,6 +479,169 @@ cdef bint match_slots(int n, const int* allowed, const int* slot, int nslot,
     return True
 
 
+# ---------------------------------------------------------------------------------------------
+# Proposals that keep the voids, uniform over the deals that do
+
+cdef enum:
+    MAX_GROUPINGS = 20000    # more ways to split the groups among the places: plain permutations
+
+
+cdef struct genum_t:
+    int n
+    int G                    # groups of cards with the same allowed places
+    int gmask[16]
+    int gn[16]
+    int goff[16]             # group g's cards are memb[goff[g] .. goff[g] + gn[g])
+    int memb[108]
+    int cap[4]
+    int x[16][4]             # the grouping being enumerated: cards of group g to place L
+    int later[16][4]         # cards of the groups after g that may go to place L
+    int count
+    bint store
+    double total
+    double* cum              # cumulative weights of the groupings (store pass)
+    u8* mats                 # the groupings, G * 4 counts each
+    double inv_fact[109]
+
+
+cdef void genum_rec(genum_t* e, int g, int L, int left, double w) noexcept nogil:
+    cdef int k, lo, hi, i, j, room
+    if e.count > MAX_GROUPINGS:
+        return
+    if g == e.G:
+        for k in range(4):
+            if e.cap[k]:
+                return
+        e.total += w
+        if e.store:
+            e.cum[e.count] = e.total
+            for i in range(e.G):
+                for j in range(4):
+                    e.mats[(e.count * e.G + i) * 4 + j] = <u8>e.x[i][j]
+        e.count += 1
+        return
+    if L == 4:
+        if left == 0:
+            genum_rec(e, g + 1, 0, e.gn[g + 1] if g + 1 < e.G else 0, w)
+        return
+    if not (e.gmask[g] >> L) & 1:
+        e.x[g][L] = 0
+        genum_rec(e, g, L + 1, left, w)
+        return
+    hi = left if left < e.cap[L] else e.cap[L]
+    lo = 0
+    if not (e.gmask[g] >> (L + 1)):         # the group's last place takes the rest
+        if left > e.cap[L]:
+            return
+        lo = left
+    # prune: what the later groups can still put here, and what this group's later places hold
+    if lo < e.cap[L] - e.later[g][L]:
+        lo = e.cap[L] - e.later[g][L]
+    room = 0
+    for i in range(L + 1, 4):
+        if (e.gmask[g] >> i) & 1:
+            room += e.cap[i]
+    if lo < left - room:
+        lo = left - room
+    for k in range(lo, hi + 1):
+        e.x[g][L] = k
+        e.cap[L] -= k
+        genum_rec(e, g, L + 1, left - k, w * e.inv_fact[k])
+        e.cap[L] += k
+
+
+cdef bint group_setup(genum_t* e, const int* card, const int* allowed, int n,
+                      const int* cap) noexcept nogil:
+    """Group the cards by their allowed places and list every grouping (two passes: count,
+    then store). False when there are too many (or none)."""
+    cdef int i, g, k
+    e.n = n
+    e.G = 0
+    e.cum = NULL
+    e.mats = NULL
+    for i in range(n):
+        for g in range(e.G):
+            if e.gmask[g] == allowed[i]:
+                break
+        else:
+            g = e.G
+            e.gmask[g] = allowed[i]
+            e.gn[g] = 0
+            e.G += 1
+        e.gn[g] += 1
+    if e.G == 0:
+        return False
+    k = 0
+    for g in range(e.G):
+        e.goff[g] = k
+        k += e.gn[g]
+        e.gn[g] = 0
+    for i in range(n):
+        for g in range(e.G):
+            if e.gmask[g] == allowed[i]:
+                e.memb[e.goff[g] + e.gn[g]] = i
+                e.gn[g] += 1
+                break
+    for g in range(e.G):
+        for i in range(4):
+            e.later[g][i] = 0
+            for k in range(g + 1, e.G):
+                if (e.gmask[k] >> i) & 1:
+                    e.later[g][i] += e.gn[k]
+    e.inv_fact[0] = 1.0
+    for k in range(1, 109):
+        e.inv_fact[k] = e.inv_fact[k - 1] / k
+    for k in range(2):
+        for i in range(4):
+            e.cap[i] = cap[i]
+        e.count = 0
+        e.total = 0
+        e.store = k == 1
+        genum_rec(e, 0, 0, e.gn[0], 1.0)
+        if e.count == 0 or e.count > MAX_GROUPINGS or e.total <= 0:
+            group_free(e)
+            return False
+        if k == 0:
+            e.cum = <double*>malloc(e.count * sizeof(double))
+            e.mats = <u8*>malloc(e.count * e.G * 4)
+            if e.cum == NULL or e.mats == NULL:
+                group_free(e)
+                return False
+    return True
+
+
+cdef void group_free(genum_t* e) noexcept nogil:
+    free(e.cum)
+    free(e.mats)
+    e.cum = NULL
+    e.mats = NULL
+
+
+cdef void group_propose(genum_t* e, rng_t* rng, int* where) noexcept nogil:
+    """A grouping drawn by its weight, then which cards of each group go where."""
+    cdef double u = (rng_next(rng) >> 11) * (1.0 / 9007199254740992.0) * e.total
+    cdef int lo = 0, hi = e.count - 1, mid, g, L, t, pos, i, j, tmp
+    cdef int* m
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if e.cum[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    for g in range(e.G):
+        m = &e.memb[e.goff[g]]
+        for i in range(e.gn[g] - 1, 0, -1):
+            j = rng_below(rng, i + 1)
+            tmp = m[i]
+            m[i] = m[j]
+            m[j] = tmp
+        pos = 0
+        for L in range(4):
+            for t in range(e.mats[(lo * e.G + g) * 4 + L]):
+                where[m[pos]] = L
+                pos += 1
+
+
 cdef int world_deal(const game_t* pub, game_t* dst, int seat, rng_t* rng, int max_tries,
                     const hist_t* h) noexcept nogil:
     cdef int loc_seat[3]
@@ -475,6 +656,7 @@ cdef int world_deal(const game_t* pub, game_t* dst, int seat, rng_t* rng, int ma
     cdef hand_t hands[4]
     cdef hand_t play
     cdef pins_t pins
+    cdef genum_t ge
     cdef int n = 0, nslot = 0, i, j, k, s, L, tries, tmp, code, cnt, nrest, exact = 0, e
     cdef bint in_deal = pub.phase == PH_DEAL
     cdef const shape_t* sh = &pub.tr.shape
@@ -514,7 +696,19 @@ cdef int world_deal(const game_t* pub, game_t* dst, int seat, rng_t* rng, int ma
         for k in range(cap[L]):
             slot[nslot] = L
             nslot += 1
-    # rejection: a uniform permutation of the hidden cards into the slots, kept when consistent
+    # rejection among proposals that keep the voids, drawn uniformly over the deals that keep
+    # them (the voids group the cards by the places they may go: draw how many of each group go
+    # to each place, weighted by the deals it gives, then which): uniform over the consistent
+    # deals once the rest of the checks are passed
+    if group_setup(&ge, card, allowed, n, cap):
+        for tries in range(max_tries):
+            group_propose(&ge, rng, where)
+            if deal_ok(pub, seat, loc_seat, card, where, n, &pins, nopair, h, hands):
+                exact = 1
+                break
+        group_free(&ge)
+        max_tries = 0 if exact else max_tries
+    # (too many groupings to list: uniform permutations of all the hidden cards)
     for tries in range(max_tries):
         for i in range(n - 1, 0, -1):
             j = rng_below(rng, i + 1)
@@ -650,10 +844,12 @@ cdef hand_t draw_kitty(rng_t* rng, hand_t pool, hand_t keep) noexcept nogil:
     return k
 
 
-cdef void write_cards(short* trace, int at, hand_t cards) noexcept nogil:
+cdef void write_cards(short* trace, int tlen, int at, hand_t cards) noexcept nogil:
     """Overwrite a blanked trace card list at `at` with `cards` (code order)."""
     cdef int codes[108]
     cdef int n = hand_codes(cards, codes), i
+    if at >= tlen or at + 1 + trace[at] > tlen:
+        return
     for i in range(trace[at]):
         trace[at + 1 + i] = codes[i] if i < n else -1
 
@@ -728,10 +924,10 @@ cdef void world_history(game_t* g, int seat, rng_t* rng, const hist_t* h) noexce
         # took up (seen by this seat, or drawn from its cards, keeping those it showed)
         for j in range(h.nbury - 1, -1, -1):
             b = h.b_seat[j]
-            if trace[h.b_at[j] + 1] < 0:
-                write_cards(trace, h.b_at[j], k)
+            if h.b_at[j] + 1 < tlen and trace[h.b_at[j] + 1] < 0:
+                write_cards(trace, tlen, h.b_at[j], k)
             cur[b] = hand_union(cur[b], k)
-            if j > 0 and trace[h.b_at[j - 1] + 1] >= 0:
+            if j > 0 and h.b_at[j - 1] + 1 < tlen and trace[h.b_at[j - 1] + 1] >= 0:
                 took = h.b_cards[j - 1]
             elif j == 0 and g.deck[100] != HIDDEN:
                 took = hand_empty()
@@ -747,7 +943,7 @@ cdef void world_history(game_t* g, int seat, rng_t* rng, const hist_t* h) noexce
             for s in range(4):
                 g.dealt[s] = cur[s]
     # the deck of the deal: each other seat's cards in its positions, the kitty after them
-    if h.ndeal:
+    if h.ndeal and h.d_at[h.ndeal - 1] + 109 <= tlen:
         at = h.d_at[h.ndeal - 1]
         first = trace[at]
         upto = g.di if in_deal else 100
@@ -775,8 +971,9 @@ cdef void world_history(game_t* g, int seat, rng_t* rng, const hist_t* h) noexce
         for c in range(54):
             counts[c] = 2
         for i in range(108):
-            if trace[at + 1 + i] >= 0:
-                counts[trace[at + 1 + i]] -= 1
+            c = trace[at + 1 + i]
+            if 0 <= c < 54 and counts[c] > 0:
+                counts[c] -= 1
         n = 0
         for c in range(54):
             for i in range(counts[c]):
