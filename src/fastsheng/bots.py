@@ -76,7 +76,7 @@ BOTS = (
 
 
 def _search_family(key: object) -> str | None:
-    """ "search" or "search-v2" when `key` (lower case) names that search, else None."""
+    """"search" or "search-v2" when `key` (lower case) names that search, else None."""
     if not isinstance(key, str):
         return None
     for fam in (SEARCH2, SEARCH):
