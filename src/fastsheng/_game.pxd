@@ -229,11 +229,6 @@ cdef struct game_t:
     int pen_total
     int pen_stakes
     int trick_pts
-    # the finished tricks of the hand (public: search-v2's consistent worlds replay them)
-    u8 h_leader[32]
-    u8 h_failed[32]
-    hand_t h_attempt[32]
-    hand_t h_plays[32][4]
     double t0
     # --- matches ---
     int m_lv[2]

@@ -705,12 +705,6 @@ cdef int run_follow(game_t* g) noexcept nogil:
         t.def_points += pts
     t.tricks_done += 1
     record_trick(g, wseat, pts)
-    if g.tn < 32:
-        g.h_leader[g.tn] = <u8>g.leader
-        g.h_failed[g.tn] = <u8>g.failed
-        g.h_attempt[g.tn] = g.attempt
-        for i in range(4):
-            g.h_plays[g.tn][i] = tr.plays[i]
     g.tn += 1
     g.leader = wseat
     g.phase = PH_LEAD if t.hands[wseat].one else PH_DONE

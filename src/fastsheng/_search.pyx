@@ -35,7 +35,6 @@ from fastsheng._game cimport (
 )
 from fastsheng._rng cimport rng_below, rng_t
 from fastsheng._state cimport enum_follows, sample_world_tries
-from fastsheng._worlds cimport hist_t, hist_tricks, public_scrub, world_deal
 
 cdef enum:
     MAX_CANDS = 32           # the most candidates a decision compares (bots.py checks cands)
@@ -49,12 +48,6 @@ cdef enum:
 # a candidate replaces the base bot's play when its mean gain is above Z standard errors of
 # the paired differences (Z = 0.5 lost to expert-v1, 1.0 and 1.64 won by about as much)
 cdef double Z = 1.0
-
-cdef enum:
-    # batch_t.search_cands carries the candidates and, in bit 16, the consistent worlds of
-    # search-v2 (fastsheng.bots.bot_spec); the frozen `search` names leave it clear
-    CANDS_MASK = 0xFFFF
-    CONSISTENT = 1 << 16
 
 
 cdef inline bint same(hand_t a, hand_t b) noexcept nogil:
@@ -206,12 +199,8 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
     cdef game_t world, play
     cdef batch_t pb
     cdef hand_row_t prow
-    cdef int k = g.b.search_k[seat], want = g.b.search_cands[seat] & CANDS_MASK, n, w, i, best = 0
-    cdef bint consistent = (g.b.search_cands[seat] & CONSISTENT) != 0
+    cdef int k = g.b.search_k[seat], want = g.b.search_cands[seat], n, w, i, best = 0
     cdef double mean, var, best_mean = 0.0
-    cdef game_t pub
-    cdef hand_row_t pub_row
-    cdef hist_t hist
     if want > MAX_CANDS:
         want = MAX_CANDS
     if want < 1:
@@ -232,17 +221,8 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
     for i in range(n):
         sum_d[i] = 0
         sum_d2[i] = 0
-    if consistent:
-        # search-v2: worlds that honour every public fact, from the seat's public state
-        memcpy(&pub, g, sizeof(game_t))
-        memcpy(&pub_row, g.row, sizeof(hand_row_t))
-        public_scrub(&pub, &pub_row, NULL, 0, seat)
-        hist_tricks(g, &hist)
     for w in range(k):
-        if consistent:
-            world_deal(&pub, &world, seat, g.t.rng, WORLD_TRIES, &hist)
-        else:
-            sample_world_tries(g, &world, seat, g.t.rng, WORLD_TRIES)
+        sample_world_tries(g, &world, seat, g.t.rng, WORLD_TRIES)
         playout(&world, &play, &pb, &prow, seat, cands[0])
         base_x = outcome(&play, &prow, seat)
         for i in range(1, n):
@@ -268,5 +248,4 @@ set_search_hook(<search_fn>search_decide)
 # The Python face (fastsheng.bots validates the parameters)
 
 MAX_CANDS_ = MAX_CANDS
-CONSISTENT_ = CONSISTENT
 

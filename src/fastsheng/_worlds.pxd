@@ -30,8 +30,6 @@ cdef struct hist_t:
 # Does `seat` know the kitty now? Its burier does; so does a seat about to bury.
 cdef bint kitty_known(const game_t* g, int seat) noexcept nogil
 cdef void hist_parse(const short* trace, int n, hist_t* h) noexcept nogil
-# The finished tricks as the game itself keeps them (no trace needed: the search's worlds).
-cdef void hist_tricks(const game_t* g, hist_t* h) noexcept nogil
 # Remove from a copy of a game (its row and trace) everything `seat` cannot know: hidden cards
 # are put in a canonical order (a function of the hidden set alone), the deck positions and
 # burials it did not see become -1/255, streams and pointers are zeroed.

@@ -128,22 +128,6 @@ cdef void hist_parse(const short* t, int n, hist_t* h) noexcept nogil:
             break
 
 
-cdef void hist_tricks(const game_t* g, hist_t* h) noexcept nogil:
-    cdef int k, i
-    h.ntricks = 0
-    h.nbury = 0
-    h.ndeal = 0
-    if g.phase < PH_LEAD:
-        return
-    for k in range(g.tn if g.tn < 32 else 32):
-        h.t_leader[k] = g.h_leader[k]
-        h.t_failed[k] = g.h_failed[k]
-        h.t_attempt[k] = g.h_attempt[k]
-        for i in range(4):
-            h.t_plays[k][i] = g.h_plays[k][i]
-        h.ntricks += 1
-
-
 cdef inline bint bury_seen(const game_t* g, const hist_t* h, int j, int seat) noexcept nogil:
     """Did `seat` see the cards of burial j? Its burier did, and the seat that took them up;
     the final kitty is turned up when the hand is over."""

@@ -9,8 +9,6 @@ the runner can check names before the engine is built.
 
 ``search`` takes parameters in its name (``search:k=32,cands=8``, docs/bots.md); it resolves to
 every parameter spelled out, its base bot included (``search:k=32,cands=8,base=expert-v1``).
-``search-v2`` takes the same parameters and searches over worlds that honour every public fact
-(fastsheng._worlds); the ``search`` names keep the worlds they were published with.
 
 A Python bot may also be given as an object or a class wherever a name goes: it resolves to a
 :class:`BotRef`, a ``str`` (so line-ups, run.json and the ``bots`` column stay strings) named
@@ -58,12 +56,6 @@ SEARCH = "search"
 # (the base stays expert-v3, so `search` plays as in its published figures; base=expert is v4)
 SEARCH_DEFAULTS = {"k": 32, "cands": 8, "base": "expert-v3"}
 SEARCH_BOUNDS = {"k": (1, 1024), "cands": (1, 32)}
-# search-v2: the same search over worlds that honour every public fact (fastsheng._worlds), its
-# base today's expert; bot_spec flags it to the C search in bit 16 of the candidates
-SEARCH2 = "search-v2"
-SEARCH2_DEFAULTS = {"k": 32, "cands": 8, "base": "expert-v4"}
-SEARCH2_FLAG = 1 << 16
-_SEARCH_DEFAULTS = {SEARCH: SEARCH_DEFAULTS, SEARCH2: SEARCH2_DEFAULTS}
 
 # the names a user may give (unversioned first)
 BOTS = (
@@ -71,18 +63,7 @@ BOTS = (
     *ALIASES,
     *(n for n in BOT_INDEX if n not in ("random",) and n[0] != "_"),
     SEARCH,
-    SEARCH2,
 )
-
-
-def _search_family(key: object) -> str | None:
-    """"search" or "search-v2" when `key` (lower case) names that search, else None."""
-    if not isinstance(key, str):
-        return None
-    for fam in (SEARCH2, SEARCH):
-        if key == fam or key.startswith(fam + ":"):
-            return fam
-    return None
 
 
 # a Python bot (fastsheng.agents): "module.path:Attribute", or the built-in Python random bot
@@ -153,7 +134,7 @@ def is_python_bot(name: str) -> bool:
     ``search:...``, the C search bot with its parameters), or a bot object (:class:`BotRef`)."""
     if is_bot_object(name):
         return True
-    if isinstance(name, str) and _search_family(name.strip().lower()):
+    if isinstance(name, str) and name.strip().lower().startswith(SEARCH + ":"):
         return False
     return isinstance(name, str) and (name == PY_RANDOM or bool(_PY_SPEC.fullmatch(name)))
 
@@ -168,9 +149,8 @@ def resolve_bot(name: str) -> str:
     if is_python_bot(name):
         return name
     key = name.strip().lower() if isinstance(name, str) else name
-    fam = _search_family(key)
-    if fam:
-        return _resolve_search(name, key, fam)
+    if isinstance(key, str) and (key == SEARCH or key.startswith(SEARCH + ":")):
+        return _resolve_search(name, key)
     key = ALIASES.get(key, key)
     if key not in BOT_INDEX:
         raise ValueError(
@@ -206,11 +186,10 @@ def resolve_bots(bots: Any) -> tuple[str, str, str, str]:
     return tuple(resolve_bot(n) for n in names)  # type: ignore[return-value]
 
 
-def _resolve_search(name: str, key: str, fam: str = SEARCH) -> str:
-    """``search[:k=..,cands=..,base=..]`` (or ``search-v2[...]``) with every parameter spelled
-    out, the base resolved."""
-    params = dict(_SEARCH_DEFAULTS[fam])
-    body = key[len(fam) + 1 :]
+def _resolve_search(name: str, key: str) -> str:
+    """``search[:k=..,cands=..,base=..]`` with every parameter spelled out, the base resolved."""
+    params = dict(SEARCH_DEFAULTS)
+    body = key[len(SEARCH) + 1 :]
     for item in filter(None, (p.strip() for p in body.split(","))):
         field, eq, value = item.partition("=")
         field, value = field.strip(), value.strip()
@@ -226,27 +205,23 @@ def _resolve_search(name: str, key: str, fam: str = SEARCH) -> str:
             raise ValueError(f"bot {name!r}: {field} must be an integer in {lo}..{hi}")
         params[field] = int(value)
     base = resolve_bot(str(params["base"]))
-    if _search_family(base) or base.startswith("_"):
+    if base == SEARCH or base.startswith(SEARCH + ":") or base.startswith("_"):
         raise ValueError(f"bot {name!r}: base must be a built-in bot other than search")
-    return f"{fam}:k={params['k']},cands={params['cands']},base={base}"
+    return f"{SEARCH}:k={params['k']},cands={params['cands']},base={base}"
 
 
 def bot_spec(resolved: str) -> tuple[int, int, int]:
     """A resolved name -> (C index of the bot that plays its seat, search worlds k, search
     candidates): k = cands = 0 for a bot that does not search."""
-    fam = _search_family(resolved)
-    if fam:
-        fields = dict(p.split("=", 1) for p in resolved[len(fam) + 1 :].split(","))
-        flag = SEARCH2_FLAG if fam == SEARCH2 else 0
-        return BOT_INDEX[fields["base"]], int(fields["k"]), int(fields["cands"]) | flag
+    if resolved.startswith(SEARCH + ":"):
+        fields = dict(p.split("=", 1) for p in resolved[len(SEARCH) + 1 :].split(","))
+        return BOT_INDEX[fields["base"]], int(fields["k"]), int(fields["cands"])
     return BOT_INDEX[resolved], 0, 0
 
 
 def is_builtin(name: str) -> bool:
     """A resolved name the C engine plays (test bots excluded)."""
-    return bool(_search_family(name) and ":" in name) or (
-        name in BOT_INDEX and not name.startswith("_")
-    )
+    return name.startswith(SEARCH + ":") or (name in BOT_INDEX and not name.startswith("_"))
 
 
 def split_bots(text: str) -> list[str]:
@@ -255,8 +230,7 @@ def split_bots(text: str) -> list[str]:
     out: list[str] = []
     for piece in text.split(","):
         part = piece.strip()
-        prev = out[-1].lower() if out else ""
-        if "=" in part and ":" not in part and ":" in prev and _search_family(prev):
+        if out and "=" in part and ":" not in part and out[-1].lower().startswith(SEARCH + ":"):
             out[-1] += "," + part
         else:
             out.append(part)
