@@ -21,6 +21,8 @@ from numbers import Integral
 __all__ = [
     "SUITS",
     "RANKS",
+    "LEVELS",
+    "parse_level",
     "SMALL_JOKER",
     "BIG_JOKER",
     "NUM_CODES",
@@ -81,6 +83,23 @@ def rank_index(rank: str) -> int:
         return RANKS.index(text)
     except ValueError:
         raise ValueError(f"unknown rank {rank!r}; expected one of {', '.join(RANKS)}") from None
+
+
+#: What a level may be: a rank, or "random" (each hand its own, uniform).
+LEVELS = (*RANKS, "random")
+
+
+def parse_level(level: str, what: str = "level") -> str:
+    """The one parser of a level as text (the CLI, RunSpec, the ladder, the hand API):
+    ``"j"`` -> ``"J"``, ``"t"`` -> ``"10"``, ``"Random"`` -> ``"random"``; ValueError naming
+    ``what`` (e.g. ``--level``) for anything else."""
+    text = str(level).strip()
+    if text.lower() == "random":
+        return "random"
+    try:
+        return RANKS[rank_index(text)]
+    except ValueError:
+        raise ValueError(f"unknown {what} {level!r}; levels: 2..10, J, Q, K, A or random") from None
 
 
 def suit_index(suit: str) -> int:

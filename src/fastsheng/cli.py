@@ -12,16 +12,17 @@ import hashlib
 import math
 import os
 import re
-import secrets
 import shlex
 import signal
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from fastsheng import progress as _progress
+from fastsheng.cards import parse_level
 from fastsheng.errors import FastshengError
 from fastsheng.limits import MAX_BATCH_SIZE, MAX_N, short_number
 
@@ -183,186 +184,187 @@ def _root(
 # --------------------------------------------------------------------------------------------
 # sim
 
+SimCount = Annotated[
+    str | None,
+    typer.Option(
+        "-n", "--count", help="Hands to play (matches with --mode matches): 1e6, 1_000_000."
+    ),
+]
+RulesFile = Annotated[
+    str | None, typer.Option("--rules", "-r", help="A preset name or a .toml rules file.")
+]
+SimBots = Annotated[
+    str | None,
+    typer.Option(
+        "--bots",
+        "-b",
+        help="One bot for all seats, two teams (seats 0/2, 1/3: mine:Bot,expert), or four: "
+        "expert,basic,expert,basic.",
+    ),
+]
+SimSeed = Annotated[
+    str | None,
+    typer.Option(
+        "--seed", "-s", help="Seed of the run (default: drawn at random, printed, recorded)."
+    ),
+]
+SimWorkers = Annotated[
+    int | None,
+    typer.Option(
+        "--workers", "-w", help="Local worker processes (default: every core; 0 in-process)."
+    ),
+]
+SimOut = Annotated[
+    str | None,
+    typer.Option("--out", "-o", help="Output folder or fsspec URL (default: ./runs/<name>)."),
+]
+SimMode = Annotated[str | None, typer.Option("--mode", help="hands (default) or matches.")]
+SimLevel = Annotated[
+    str | None,
+    typer.Option("--level", help="Level of every hand, 2..A or random (hands mode)."),
+]
+Tricks = Annotated[
+    bool, typer.Option("--tricks", metavar=FLAG, help="Also write the per-trick table.")
+]
+SimBatchSize = Annotated[
+    str | None,
+    typer.Option(
+        "--batch-size",
+        help="Hands (matches) per batch and part file (default 10000 / 500; 1000 / 50 when a "
+        "seat is a Python bot).",
+    ),
+]
+Resume = Annotated[bool, typer.Option("--resume", metavar=FLAG, help="Finish the run in --out.")]
+Scheduler = Annotated[
+    str | None, typer.Option("--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT.")
+]
+QuietRun = Annotated[
+    bool, typer.Option("--quiet", "-q", metavar=FLAG, help="No progress and no summary.")
+]
+
 
 @app.command()
 def sim(
-    n: Annotated[
-        str | None,
-        typer.Option(
-            "-n", "--count", help="Hands to play (matches with --mode matches): 1e6, 1_000_000."
-        ),
-    ] = None,
-    rules: Annotated[
-        str | None, typer.Option("--rules", "-r", help="A preset name or a .toml rules file.")
-    ] = None,
-    bots: Annotated[
-        str | None,
-        typer.Option(
-            "--bots",
-            "-b",
-            help="One bot for all seats, two teams (seats 0/2, 1/3: mine:Bot,expert), or four: "
-            "expert,basic,expert,basic.",
-        ),
-    ] = None,
-    seed: Annotated[
-        str | None,
-        typer.Option(
-            "--seed", "-s", help="Seed of the run (default: drawn at random, printed, recorded)."
-        ),
-    ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers", "-w", help="Local worker processes (default: every core; 0 in-process)."
-        ),
-    ] = None,
-    out: Annotated[
-        str | None,
-        typer.Option("--out", "-o", help="Output folder or fsspec URL (default: ./runs/<name>)."),
-    ] = None,
-    mode: Annotated[str | None, typer.Option("--mode", help="hands (default) or matches.")] = None,
-    level: Annotated[
-        str | None,
-        typer.Option("--level", help="Level of every hand, 2..A or random (hands mode)."),
-    ] = None,
-    tricks: Annotated[
-        bool, typer.Option("--tricks", metavar=FLAG, help="Also write the per-trick table.")
-    ] = False,
-    batch_size: Annotated[
-        str | None,
-        typer.Option(
-            "--batch-size",
-            help="Hands (matches) per batch and part file (default 10000 / 500; 1000 / 50 when a "
-            "seat is a Python bot).",
-        ),
-    ] = None,
-    resume: Annotated[
-        bool, typer.Option("--resume", metavar=FLAG, help="Finish the run in --out.")
-    ] = False,
-    scheduler: Annotated[
-        str | None, typer.Option("--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT.")
-    ] = None,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", metavar=FLAG, help="No progress and no summary.")
-    ] = False,
+    n: SimCount = None,
+    rules: RulesFile = None,
+    bots: SimBots = None,
+    seed: SimSeed = None,
+    workers: SimWorkers = None,
+    out: SimOut = None,
+    mode: SimMode = None,
+    level: SimLevel = None,
+    tricks: Tricks = False,
+    batch_size: SimBatchSize = None,
+    resume: Resume = False,
+    scheduler: Scheduler = None,
+    quiet: QuietRun = False,
 ) -> None:
     """Play N hands (or matches) with bots and write them to a Parquet dataset."""
     from fastsheng import runner
-    from fastsheng.runner import RunSpec
 
-    given: dict[str, Any] = {}
-    if n is not None:
-        given["n"] = parse_count(n, "-n", maximum=MAX_N)
-    if rules is not None:
-        from fastsheng.rules import rules_from_spec
+    options = _run_options(n, rules, bots, seed, batch_size)
+    check_workers(workers)
+    base = _resumed_manifest(out, resume, options)
+    spec = runner.RunSpec.from_options(mode=mode, level=level, tricks=tricks, base=base, **options)
+    target = sim_target(out, spec)
+    reporter = _progress.make_reporter(quiet=quiet)
+    reporter.seed_drawn = seed is None and base is None
+    with reporter_closed(reporter), resume_hints(target, scheduler):
+        result = runner.run(
+            spec, target, workers=workers, scheduler=scheduler, resume=resume, on_event=reporter
+        )
+    typer.echo(result.out if quiet else summary_text(result))
 
-        given["rules"] = rules_from_spec(rules)
-    if bots is not None:
-        given["bots"] = parse_bots(bots)
-    if seed is not None:
-        given["seed"] = parse_count(seed, "--seed", minimum=0)
-    if mode is not None:
-        if mode not in runner.MODES:
-            raise UserError(f"unknown --mode {mode!r}; modes: {', '.join(runner.MODES)}")
-        given["mode"] = mode
-    if level is not None:
-        if level.upper() not in runner.LEVELS and level.lower() != "random":
-            raise UserError(f"unknown --level {level!r}; levels: 2..10, J, Q, K, A or random")
-        given["level"] = level.lower() if level.lower() == "random" else level.upper()
-    if tricks:
-        given["tricks"] = True
-    if batch_size is not None:
-        given["batch_size"] = parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH)
+
+def _run_options(n, rules, bots, seed, batch_size) -> dict[str, Any]:
+    """sim's text options parsed (None: not given), in the order a mistake is reported."""
+    from fastsheng.rules import rules_from_spec
+
+    return {
+        "n": None if n is None else parse_count(n, "-n", maximum=MAX_N),
+        "rules": None if rules is None else rules_from_spec(rules),
+        "bots": None if bots is None else parse_bots(bots),
+        "seed": None if seed is None else parse_count(seed, "--seed", minimum=0),
+        "batch_size": parse_batch_size(batch_size),
+    }
+
+
+def parse_batch_size(text: str | None, maximum: int = _MAX_BATCH) -> int | None:
+    """``--batch-size`` (None when not given)."""
+    return None if text is None else parse_count(text, "--batch-size", maximum=maximum)
+
+
+def check_workers(workers: int | None) -> None:
+    """UserError for a --workers count that is a typo (negative, or thousands of processes)."""
     if workers is not None and not 0 <= workers <= MAX_WORKERS:
         raise UserError(f"--workers must be 0 to {MAX_WORKERS}, not {workers}")
 
-    if resume:
-        if out is None:
-            if "seed" not in given or "n" not in given:
-                raise UserError("--resume needs --out RUN (the folder of the run to finish)")
-        if out is not None:
-            from fastsheng.dataset import Storage, read_manifest
 
-            storage = Storage(out)
-            if not storage.exists():
-                raise UserError(f"{out}: nothing to resume (no such run folder)")
-            base = read_manifest(storage)
-            spec_kw = _spec_kwargs_from_manifest(base)
-            spec_kw.update(given)
-        else:
-            spec_kw = given
-    else:
-        spec_kw = given
-    if "n" not in spec_kw:
-        raise UserError("missing -n: how many hands to play, e.g. -n 1e6")
-    spec_kw.setdefault("mode", "hands")
-    if spec_kw["mode"] == "matches" and spec_kw.get("level", "2") != "2" and "level" in given:
-        raise UserError("--level applies to --mode hands (matches start at the rules' start rank)")
-    if "rules" not in spec_kw:
-        from fastsheng.rules import get_rules
+def _resumed_manifest(out: str | None, resume: bool, options: dict[str, Any]) -> dict | None:
+    """The run.json that --resume finishes (None for a new run, or for --resume with -n and
+    --seed and no --out: the run in its default folder)."""
+    if not resume:
+        return None
+    if out is None:
+        if options["seed"] is None or options["n"] is None:
+            raise UserError("--resume needs --out RUN (the folder of the run to finish)")
+        return None
+    from fastsheng.dataset import Storage, read_manifest
 
-        spec_kw["rules"] = get_rules("standard")
-    spec_kw.setdefault("bots", ("expert",) * 4)
-    spec_kw.setdefault("level", "2")
-    spec_kw.setdefault("tricks", False)
-    if "batch_size" not in spec_kw:  # smaller for Python bots (a rule of the line-up)
-        spec_kw["batch_size"] = runner.default_batch_size(spec_kw["bots"], spec_kw["mode"])
-    seed_drawn = "seed" not in spec_kw
-    if seed_drawn:
-        spec_kw["seed"] = secrets.randbelow(2**32)
-    spec = RunSpec(**spec_kw)
+    storage = Storage(out)
+    if not storage.exists():
+        raise UserError(f"{out}: nothing to resume (no such run folder)")
+    return read_manifest(storage)
+
+
+def sim_target(out: str | None, spec) -> str:
+    """Where the run is written: --out, or ./runs/<name>; never a memory:// folder."""
     target = str(out) if out is not None else str(default_out(spec))
     if target.lower().startswith("memory://"):
         raise UserError(
             f"--out {target}: a memory:// folder lives in this command's memory and is lost when "
             "it ends; give a folder or a lasting URL (s3://...)"
         )
+    return target
 
-    reporter = _progress.make_reporter(quiet=quiet)
-    reporter.seed_drawn = seed_drawn
+
+@contextmanager
+def reporter_closed(reporter):
+    """The progress display is gone before anything else is printed (a summary, an error)."""
     try:
-        result = runner.run(
-            spec,
-            target,
-            workers=workers,
-            scheduler=scheduler,
-            resume=resume,
-            on_event=reporter,
-        )
-    except runner.RunInterrupted as exc:
-        reporter.close()
-        typer.echo(
-            f"interrupted: {exc.done} of {exc.total} batches kept in {exc.out}; finish with: "
-            f"{resume_command(exc.out, scheduler)}",
-            err=True,
-        )
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    except runner.SchedulerLost as exc:
-        reporter.close()
-        _error(
-            f"{exc}; {exc.done} of {exc.total} batches kept in {exc.out}; finish with: "
-            f"{resume_command(exc.out, scheduler)}"
-        )
-        raise typer.Exit(EXIT_USAGE) from None
-    except runner.DiskFull as exc:
-        reporter.close()
-        _error(f"{exc}; free some space, then: {resume_command(exc.out, scheduler)}")
-        raise typer.Exit(EXIT_USAGE) from None
-    except runner.BatchFailed as exc:
-        reporter.close()
-        if exc.remote_traceback:
-            typer.echo(exc.remote_traceback.rstrip(), err=True)
-        typer.echo(
-            f"error: {exc}; finished batches are kept in {target} (--resume finishes the run)",
-            err=True,
-        )
-        raise typer.Exit(1) from None
+        yield
     finally:
         reporter.close()
-    if quiet:
-        typer.echo(result.out)
-        return
-    typer.echo(summary_text(result))
+
+
+@contextmanager
+def resume_hints(target: str, scheduler: str | None):
+    """A run that stops early tells how to finish it: each stop gets its ``finish`` clause,
+    which failures() prints after the stop's own message."""
+    from fastsheng import runner
+
+    try:
+        yield
+    except (runner.RunInterrupted, runner.SchedulerLost, runner.DiskFull) as exc:
+        again = resume_command(exc.out, scheduler)
+        free = "free some space, then: " if isinstance(exc, runner.DiskFull) else "finish with: "
+        exc.finish = free + again
+        raise
+    except runner.BatchFailed as exc:
+        exc.finish = f"finished batches are kept in {target} (--resume finishes the run)"
+        raise
+
+
+@contextmanager
+def finish_hint(text: str):
+    """An interrupted study (compare, sweep) says that the same command finishes it."""
+    from fastsheng.runner import RunInterrupted
+
+    try:
+        yield
+    except RunInterrupted as exc:
+        exc.finish = text
+        raise
 
 
 def resume_command(out: str, scheduler: str | None) -> str:
@@ -384,26 +386,6 @@ def level_change_text(hist: dict[str, int], total: int) -> str:
         label = "take over" if key == "defenders+0" else f"{side} +{k}"
         parts.append(f"{label} {100.0 * hist[key] / total:.1f}%")
     return ", ".join(parts)
-
-
-def _spec_kwargs_from_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
-    from fastsheng.rules import Rules
-
-    try:
-        return {
-            "rules": Rules.from_dict(manifest["rules"]),
-            "bots": tuple(manifest["bots"]),
-            "seed": manifest["seed"],
-            "n": manifest["n"],
-            "batch_size": manifest["batch_size"],
-            "mode": manifest["mode"],
-            "level": manifest["level"],
-            "tricks": manifest["tricks"],
-            # runs made before fastsheng 0.2 drew random bots from one stream per batch
-            "bot_stream": manifest.get("bot_stream", "batch"),
-        }
-    except (KeyError, TypeError) as exc:
-        raise UserError(f"run.json lacks the field {exc}; is it a fastsheng run?") from None
 
 
 def summary_text(result) -> str:
@@ -572,7 +554,7 @@ def replay(
         if not storage.exists():
             raise UserError(f"{run}: no such run folder")
         manifest = read_manifest(storage)
-        spec = RunSpec(**_spec_kwargs_from_manifest(manifest))
+        spec = RunSpec.from_manifest(manifest)
         if spec.mode == "hands" and hand_id >= spec.n:
             raise UserError(f"--hand {hand_id} is past the end of the run ({spec.n} hands)")
         if spec.mode == "matches" and hand_id >> 16 >= spec.n:
@@ -587,7 +569,6 @@ def replay(
             raise UserError(f"--hand must be below {short_number(MAX_N)}, not {hand}")
         from fastsheng.rules import get_rules, rules_from_spec
 
-        lvl = "2" if level is None else level
         lineup = parse_bots(bots) if bots else ("expert",) * 4
         spec = RunSpec(
             rules=rules_from_spec(rules) if rules else get_rules("standard"),
@@ -599,7 +580,7 @@ def replay(
                 if batch_size
                 else default_batch_size(lineup)  # as `fastsheng sim` picks it
             ),
-            level=lvl.lower() if lvl.lower() == "random" else lvl.upper(),
+            level=parse_level("2" if level is None else level, "--level"),
         )
     from fastsheng.hands import format_trace, trace_hand
 
@@ -1060,26 +1041,87 @@ def _invoke(args: list[str]) -> int:
         return rv if isinstance(rv, int) else 0
     except _EXITS as exc:
         return int(getattr(exc, "exit_code", getattr(exc, "code", 0)) or 0)
-    except _USAGE_ERRORS as exc:
-        if type(exc).__name__ == "NoArgsIsHelpError":  # the help is the message (or was shown)
-            text = exc.format_message()
-            if text:
-                typer.echo(text, err=True)
-            return EXIT_USAGE
-        _error(exc.format_message())
-        return int(getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
-    except _ABORTS:
-        _error("interrupted")
-        return EXIT_INTERRUPTED
-    except KeyboardInterrupt:
-        _error("interrupted")
-        return EXIT_INTERRUPTED
-    except ImportError as exc:  # the C core is not built, or a dependency is missing
-        _error(f"{exc} (is fastsheng installed and built? pip install .)")
-        return 1
-    except (FastshengError, ValueError, OSError) as exc:
-        _error(str(exc) or type(exc).__name__)
-        return EXIT_USAGE
+    except BaseException as exc:  # looked up in failures(), re-raised if not there
+        for types, explain in failures():
+            if isinstance(exc, types):
+                code, text = explain(exc)
+                if text:
+                    typer.echo(text, err=True)
+                return code
+        raise
+
+
+def _one_line(message: object) -> str:
+    return "error: " + " ".join(str(message).split())
+
+
+def _usage(exc) -> tuple[int, str]:
+    if type(exc).__name__ == "NoArgsIsHelpError":  # the help is the message (or was shown)
+        return EXIT_USAGE, exc.format_message()
+    return int(getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE), _one_line(exc.format_message())
+
+
+def _mistake(exc: BaseException) -> tuple[int, str]:
+    return EXIT_USAGE, _one_line(str(exc) or type(exc).__name__)
+
+
+def _interrupted(exc) -> tuple[int, str]:
+    finish = getattr(exc, "finish", None)
+    if finish is None:
+        return EXIT_INTERRUPTED, _one_line("interrupted")
+    return EXIT_INTERRUPTED, (
+        f"interrupted: {exc.done} of {exc.total} batches kept in {exc.out}; {finish}"
+    )
+
+
+def _scheduler_lost(exc) -> tuple[int, str]:
+    finish = getattr(exc, "finish", None)
+    if finish is None:
+        return _mistake(exc)
+    return EXIT_USAGE, _one_line(
+        f"{exc}; {exc.done} of {exc.total} batches kept in {exc.out}; {finish}"
+    )
+
+
+def _disk_full(exc) -> tuple[int, str]:
+    finish = getattr(exc, "finish", None)
+    return _mistake(exc) if finish is None else (EXIT_USAGE, _one_line(f"{exc}; {finish}"))
+
+
+def _batch_failed(exc) -> tuple[int, str]:
+    finish = getattr(exc, "finish", None)
+    if finish is None:
+        return _mistake(exc)
+    head = exc.remote_traceback.rstrip() + "\n" if exc.remote_traceback else ""
+    return 1, f"{head}error: {exc}; {finish}"
+
+
+def failures() -> tuple[tuple[tuple[type, ...], Any], ...]:
+    """The one table from an exception that ends a command to its exit code and the text on
+    stderr, first match wins. A run's stops come first (when runner ran: never imported for
+    nothing, since a missing C core is itself a failure to explain)."""
+    runner = sys.modules.get("fastsheng.runner")
+    stops = (
+        ()
+        if runner is None
+        else (
+            ((runner.RunInterrupted,), _interrupted),
+            ((runner.SchedulerLost,), _scheduler_lost),
+            ((runner.DiskFull,), _disk_full),
+            ((runner.BatchFailed,), _batch_failed),
+        )
+    )
+    return (
+        *stops,
+        (_USAGE_ERRORS, _usage),
+        ((*_ABORTS, KeyboardInterrupt), lambda exc: (EXIT_INTERRUPTED, _one_line("interrupted"))),
+        # the C core is not built, or a dependency is missing
+        (
+            (ImportError,),
+            lambda exc: (1, _one_line(f"{exc} (is fastsheng installed and built? pip install .)")),
+        ),
+        ((FastshengError, ValueError, OSError), _mistake),
+    )
 
 
 def _error(message: str) -> None:

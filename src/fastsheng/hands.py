@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from fastsheng import _game
 from fastsheng.bots import BOTS, bot_spec, is_python_bot, resolve_bots, split_bots
-from fastsheng.cards import RANKS, SUITS, format_cards
+from fastsheng.cards import RANKS, SUITS, format_cards, parse_level
 from fastsheng.rules import Rules, get_rules
 
 __all__ = [
@@ -244,13 +244,9 @@ def _bots(bots: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def _level(level: str | int) -> int:
-    if isinstance(level, str) and level.lower() == "random":
-        return -1
-    text = str(level).upper()
-    text = {"T": "10", "1": "A"}.get(text, text)
-    if text not in RANKS:
-        raise ValueError(f"unknown level {level!r}; expected a rank 2..A or 'random'")
-    return RANKS.index(text)
+    """The C core's level: a rank index 0..12, or -1 for "random"."""
+    text = parse_level(str(level))
+    return -1 if text == "random" else RANKS.index(text)
 
 
 def _state(seed: int, batch: int) -> np.ndarray:

@@ -788,14 +788,16 @@ def ladder_command(
 
     from fastsheng import progress, runner
     from fastsheng.bots import split_bots
+    from fastsheng.cards import parse_level
     from fastsheng.rules import get_rules, rules_from_spec
 
     names = [b.strip() for b in split_bots(bots)]  # as given: module paths keep their case
     if not all(names):
         raise LadderError(f"--bots takes a comma-separated list of bot names, not {bots!r}")
-    if level.lower() != "random" and level.upper() not in runner.LEVELS:
-        raise LadderError(f"unknown --level {level!r}; levels: 2..10, J, Q, K, A or random")
-    level = level.lower() if level.lower() == "random" else level.upper()
+    try:
+        level = parse_level(level, "--level")
+    except ValueError as exc:
+        raise LadderError(str(exc)) from None
     drawn = seed is None
     seed = secrets.randbelow(2**32) if seed is None else seed
     the_rules = rules_from_spec(rules) if rules else get_rules("standard")

@@ -42,7 +42,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fastsheng.bots import resolve_bots
-from fastsheng.cards import RANKS
+from fastsheng.cards import parse_level
 from fastsheng.dataset import (
     FORMAT,
     FORMAT_VERSION,
@@ -79,7 +79,6 @@ __all__ = [
 ]
 
 MODES = ("hands", "matches")
-LEVELS = (*RANKS, "random")
 #: Default batch size per mode (hands per batch, matches per batch): part of a run's identity,
 #: so it never depends on the machine or the number of workers.
 DEFAULT_BATCH_SIZE = {"hands": 10_000, "matches": 500}
@@ -239,8 +238,7 @@ class RunSpec:
             raise ValueError(f"seed must be a whole number >= 0, not {self.seed!r}")
         if self.mode not in MODES:
             raise ValueError(f"unknown mode {self.mode!r}; expected one of {', '.join(MODES)}")
-        if self.level not in LEVELS:
-            raise ValueError(f"unknown level {self.level!r}; expected one of 2..A or random")
+        object.__setattr__(self, "level", parse_level(self.level))
         check_size(self.n, self.batch_size, self.mode)
         if self.bot_stream not in ("hand", "batch"):
             raise ValueError(f"bot_stream must be 'hand' or 'batch', not {self.bot_stream!r}")
@@ -316,19 +314,85 @@ class RunSpec:
 
     @classmethod
     def from_manifest(cls, manifest: Mapping[str, Any]) -> RunSpec:
-        from fastsheng.rules import Rules
+        """The spec a run.json records; ValueError when a field is missing (not a run)."""
+        return cls(**_fields_of_manifest(manifest))
 
-        return cls(
-            rules=Rules.from_dict(manifest["rules"]),
-            bots=tuple(manifest["bots"]),
-            seed=manifest["seed"],
-            n=manifest["n"],
-            batch_size=manifest["batch_size"],
-            mode=manifest["mode"],
-            level=manifest["level"],
-            tricks=manifest["tricks"],
-            bot_stream=manifest.get("bot_stream", "batch"),
-        )
+    @classmethod
+    def from_options(
+        cls,
+        *,
+        n: int | None = None,
+        rules: Any = None,
+        bots: Any = None,
+        seed: int | None = None,
+        mode: str | None = None,
+        level: str | None = None,
+        tricks: bool = False,
+        batch_size: int | None = None,
+        base: Mapping[str, Any] | None = None,
+    ) -> RunSpec:
+        """The spec of ``fastsheng sim``'s options: those given (None: not given) over the run
+        ``base`` (a run.json being resumed), over the defaults (standard rules, expert bots,
+        level 2, the line-up's batch size, a seed drawn at random). ValueError naming the
+        option for a mistake."""
+        given: dict[str, Any] = {
+            k: v
+            for k, v in (("n", n), ("bots", bots), ("seed", seed), ("batch_size", batch_size))
+            if v is not None
+        }
+        if rules is not None:
+            from fastsheng.rules import rules_from_spec
+
+            given["rules"] = rules_from_spec(rules) if isinstance(rules, str) else rules
+        if mode is not None:
+            if mode not in MODES:
+                raise ValueError(f"unknown --mode {mode!r}; modes: {', '.join(MODES)}")
+            given["mode"] = mode
+        if level is not None:
+            given["level"] = parse_level(level, "--level")
+        if tricks:
+            given["tricks"] = True
+        kw = {**(_fields_of_manifest(base) if base is not None else {}), **given}
+        if "n" not in kw:
+            raise ValueError("missing -n: how many hands to play, e.g. -n 1e6")
+        kw.setdefault("mode", "hands")
+        if kw["mode"] == "matches" and given.get("level", "2") != "2":
+            raise ValueError(
+                "--level applies to --mode hands (matches start at the rules' start rank)"
+            )
+        if "rules" not in kw:
+            from fastsheng.rules import get_rules
+
+            kw["rules"] = get_rules("standard")
+        kw.setdefault("bots", ("expert",) * 4)
+        if "batch_size" not in kw:  # smaller for Python bots (a rule of the line-up)
+            kw["batch_size"] = default_batch_size(kw["bots"], kw["mode"])
+        if "seed" not in kw:  # drawn, then printed and recorded: the run stays reproducible
+            import secrets
+
+            kw["seed"] = secrets.randbelow(2**32)
+        return cls(**kw)
+
+
+def _fields_of_manifest(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """RunSpec's fields as run.json records them."""
+    from fastsheng.rules import Rules
+
+    try:
+        return {
+            "rules": Rules.from_dict(manifest["rules"]),
+            "bots": tuple(manifest["bots"]),
+            "seed": manifest["seed"],
+            "n": manifest["n"],
+            "batch_size": manifest["batch_size"],
+            "mode": manifest["mode"],
+            "level": manifest["level"],
+            "tricks": manifest["tricks"],
+            # runs made before fastsheng 0.2 drew random bots from one stream per batch
+            "bot_stream": manifest.get("bot_stream", "batch"),
+        }
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"run.json lacks the field {exc}; is it a fastsheng run?") from None
 
 
 def _show(value: Any) -> str:
