@@ -501,42 +501,47 @@ def _fmt_value(value: Any) -> str:
 # --------------------------------------------------------------------------------------------
 # replay
 
+ReplayRun = Annotated[
+    Path | None,
+    typer.Argument(
+        metavar="[RUN]", help="A run folder, or a hand saved by `fastsheng play` (.json)."
+    ),
+]
+ReplayHand = Annotated[
+    str | None, typer.Option("--hand", help="Hand id in the run (or hand K of --seed).")
+]
+ReplaySeed = Annotated[
+    str | None, typer.Option("--seed", "-s", help="Without RUN: the seed of the run.")
+]
+ReplayRules = Annotated[
+    str | None, typer.Option("--rules", "-r", help="Without RUN: preset or rules file.")
+]
+ReplayBots = Annotated[
+    str | None, typer.Option("--bots", "-b", help="Without RUN: the bots (default expert).")
+]
+ReplayLevel = Annotated[
+    str | None, typer.Option("--level", help="Without RUN: the level (default 2).")
+]
+ReplayBatchSize = Annotated[
+    str | None,
+    typer.Option("--batch-size", help="Without RUN: the batch size (default: as `sim` picks it)."),
+]
+
 
 @app.command()
 def replay(
-    run: Annotated[
-        Path | None,
-        typer.Argument(
-            metavar="[RUN]", help="A run folder, or a hand saved by `fastsheng play` (.json)."
-        ),
-    ] = None,
-    hand: Annotated[
-        str | None, typer.Option("--hand", help="Hand id in the run (or hand K of --seed).")
-    ] = None,
-    seed: Annotated[
-        str | None, typer.Option("--seed", "-s", help="Without RUN: the seed of the run.")
-    ] = None,
-    rules: Annotated[
-        str | None, typer.Option("--rules", "-r", help="Without RUN: preset or rules file.")
-    ] = None,
-    bots: Annotated[
-        str | None, typer.Option("--bots", "-b", help="Without RUN: the bots (default expert).")
-    ] = None,
-    level: Annotated[
-        str | None, typer.Option("--level", help="Without RUN: the level (default 2).")
-    ] = None,
-    batch_size: Annotated[
-        str | None,
-        typer.Option(
-            "--batch-size", help="Without RUN: the batch size (default: as `sim` picks it)."
-        ),
-    ] = None,
+    run: ReplayRun = None,
+    hand: ReplayHand = None,
+    seed: ReplaySeed = None,
+    rules: ReplayRules = None,
+    bots: ReplayBots = None,
+    level: ReplayLevel = None,
+    batch_size: ReplayBatchSize = None,
 ) -> None:
     """Print one hand move by move, in card notation."""
-    from fastsheng.runner import RunSpec, default_batch_size
-
+    seed_options = (seed, rules, bots, level, batch_size)
     if run is not None and run.is_file():  # a hand saved by `fastsheng play`
-        if any(x is not None for x in (hand, seed, rules, bots, level, batch_size)):
+        if hand is not None or any(x is not None for x in seed_options):
             raise UserError("a saved hand is replayed as it is: give the file alone")
         from fastsheng.play import replay_saved
 
@@ -546,73 +551,71 @@ def replay(
         raise UserError("replay needs --hand ID (the hand_id column of the run)")
     hand_id = parse_count(hand, "--hand", minimum=0, maximum=2**64 - 1)
     if run is not None:
-        if any(x is not None for x in (seed, rules, bots, level, batch_size)):
+        if any(x is not None for x in seed_options):
             raise UserError("give either RUN or --seed (with --rules/--bots/...), not both")
-        from fastsheng.dataset import Storage, read_manifest
-
-        storage = Storage(run)
-        if not storage.exists():
-            raise UserError(f"{run}: no such run folder")
-        manifest = read_manifest(storage)
-        spec = RunSpec.from_manifest(manifest)
-        if spec.mode == "hands" and hand_id >= spec.n:
-            raise UserError(f"--hand {hand_id} is past the end of the run ({spec.n} hands)")
-        if spec.mode == "matches" and hand_id >> 16 >= spec.n:
-            raise UserError(
-                f"--hand {hand_id} is match {hand_id >> 16}, past the end of the run "
-                f"({spec.n} matches; a hand_id is match_id * 65536 + hand_no)"
-            )
+        spec = _replayed_run(run, hand_id)
     else:
-        if seed is None:
-            raise UserError("replay needs a RUN folder, or --seed S with --hand K")
-        if hand_id >= MAX_N:
-            raise UserError(f"--hand must be below {short_number(MAX_N)}, not {hand}")
-        from fastsheng.rules import get_rules, rules_from_spec
+        spec = _replay_spec(hand_id, hand, *seed_options)
+    from fastsheng.hands import format_trace
 
-        lineup = parse_bots(bots) if bots else ("expert",) * 4
-        spec = RunSpec(
-            rules=rules_from_spec(rules) if rules else get_rules("standard"),
-            bots=lineup,
-            seed=parse_count(seed, "--seed", minimum=0),
-            n=hand_id + 1,
-            batch_size=(
-                parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH)
-                if batch_size
-                else default_batch_size(lineup)  # as `fastsheng sim` picks it
-            ),
-            level=parse_level("2" if level is None else level, "--level"),
+    typer.echo(format_trace(_trace(spec, hand_id)))
+
+
+def _replayed_run(run: Path, hand_id: int):
+    """The spec of the run folder ``run``, which must hold hand ``hand_id``."""
+    from fastsheng.dataset import Storage, read_manifest
+    from fastsheng.runner import RunSpec
+
+    storage = Storage(run)
+    if not storage.exists():
+        raise UserError(f"{run}: no such run folder")
+    manifest = read_manifest(storage)
+    spec = RunSpec.from_manifest(manifest)
+    if spec.mode == "hands" and hand_id >= spec.n:
+        raise UserError(f"--hand {hand_id} is past the end of the run ({spec.n} hands)")
+    if spec.mode == "matches" and hand_id >> 16 >= spec.n:
+        raise UserError(
+            f"--hand {hand_id} is match {hand_id >> 16}, past the end of the run "
+            f"({spec.n} matches; a hand_id is match_id * 65536 + hand_no)"
         )
-    from fastsheng.hands import format_trace, trace_hand
+    _check_replayed_batch(run, manifest, spec, hand_id)
+    return spec
 
-    if run is not None:
-        _check_replayed_batch(run, manifest, spec, hand_id)
+
+def _replay_spec(hand_id: int, hand: str, seed, rules, bots, level, batch_size):
+    """The spec of the run ``fastsheng sim`` would make with these options (up to the hand)."""
+    from fastsheng.rules import get_rules, rules_from_spec
+    from fastsheng.runner import RunSpec, default_batch_size
+
+    if seed is None:
+        raise UserError("replay needs a RUN folder, or --seed S with --hand K")
+    if hand_id >= MAX_N:
+        raise UserError(f"--hand must be below {short_number(MAX_N)}, not {hand}")
+    lineup = parse_bots(bots) if bots else ("expert",) * 4
+    return RunSpec(
+        rules=rules_from_spec(rules) if rules else get_rules("standard"),
+        bots=lineup,
+        seed=parse_count(seed, "--seed", minimum=0),
+        n=hand_id + 1,
+        # as `fastsheng sim` picks it
+        batch_size=parse_batch_size(batch_size or None) or default_batch_size(lineup),
+        level=parse_level("2" if level is None else level, "--level"),
+    )
+
+
+def _trace(spec, hand_id: int):
+    """The trace of hand ``hand_id`` of the run ``spec``, replayed from its seed."""
+    from fastsheng.hands import trace_hand
+
+    common = {"bot_stream": spec.bot_stream}
     if spec.mode == "matches":  # hand_id = match_id * 65536 + hand_no
         match_id, hand_no = divmod(hand_id, 65536)
         batch, index = divmod(match_id, spec.batch_size)
-        trace = trace_hand(
-            spec.rules,
-            spec.bots,
-            spec.seed,
-            batch,
-            index,
-            spec.batch_size,
-            mode="matches",
-            hand_no=hand_no,
-            bot_stream=spec.bot_stream,
-        )
+        common.update(mode="matches", hand_no=hand_no)
     else:
         batch, index = divmod(hand_id, spec.batch_size)
-        trace = trace_hand(
-            spec.rules,
-            spec.bots,
-            spec.seed,
-            batch,
-            index,
-            spec.batch_size,
-            level=spec.level,
-            bot_stream=spec.bot_stream,
-        )
-    typer.echo(format_trace(trace))
+        common.update(level=spec.level)
+    return trace_hand(spec.rules, spec.bots, spec.seed, batch, index, spec.batch_size, **common)
 
 
 def _check_replayed_batch(run: Path, manifest: dict[str, Any], spec: Any, hand_id: int) -> None:
@@ -641,24 +644,29 @@ def _check_replayed_batch(run: Path, manifest: dict[str, Any], spec: Any, hand_i
 # --------------------------------------------------------------------------------------------
 # play (owned by fastsheng.play; this block only registers it)
 
+PlayBots = Annotated[
+    str, typer.Option("--bots", "-b", help="The bots: one name, or four (seat 0 first).")
+]
+PlaySeat = Annotated[int, typer.Option("--seat", help="Your seat, 0..3.")]
+PlaySeed = Annotated[
+    str | None, typer.Option("--seed", "-s", help="Seed of the deal (default: drawn).")
+]
+PlayHand = Annotated[str, typer.Option("--hand-id", help="Which hand of the seed.")]
+PlayLevel = Annotated[str, typer.Option("--level", help="Level of the hand, 2..A or random.")]
+PlayOut = Annotated[
+    Path | None, typer.Option("--out", "-o", help="Where to save the hand (.json).")
+]
+
 
 @app.command("play")
 def play_cmd(
-    rules: Annotated[
-        str, typer.Option("--rules", "-r", help="A preset name or a .toml rules file.")
-    ] = "standard",
-    bots: Annotated[
-        str, typer.Option("--bots", "-b", help="The bots: one name, or four (seat 0 first).")
-    ] = "expert",
-    seat: Annotated[int, typer.Option("--seat", help="Your seat, 0..3.")] = 0,
-    seed: Annotated[
-        str | None, typer.Option("--seed", "-s", help="Seed of the deal (default: drawn).")
-    ] = None,
-    hand: Annotated[str, typer.Option("--hand-id", help="Which hand of the seed.")] = "0",
-    level: Annotated[str, typer.Option("--level", help="Level of the hand, 2..A or random.")] = "2",
-    out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Where to save the hand (.json).")
-    ] = None,
+    rules: RulesFile = "standard",
+    bots: PlayBots = "expert",
+    seat: PlaySeat = 0,
+    seed: PlaySeed = None,
+    hand: PlayHand = "0",
+    level: PlayLevel = "2",
+    out: PlayOut = None,
 ) -> None:
     """Play one hand at the terminal against three bots; the hand is saved for `replay`."""
     from fastsheng.play import play_command
@@ -726,131 +734,147 @@ def check_comparable(run_a: Path, run_b: Path) -> None:
         )
 
 
+# Options of the studies (compare, sweep): declared once for both
+CompareCount = Annotated[str, typer.Option("-n", "--count", help="Hands per variant.")]
+StudyBatchSize = Annotated[
+    str | None, typer.Option("--batch-size", help="Batch size (default 10000).")
+]
+StudyLevel = Annotated[str, typer.Option("--level", help="Level of every hand.")]
+StudyWorkers = Annotated[
+    int | None, typer.Option("--workers", "-w", help="Local worker processes.")
+]
+StudyOut = Annotated[Path | None, typer.Option("--out", "-o", help="Output folder.")]
+CheckN = Annotated[
+    str | None, typer.Option("--check-n", help="Deals replayed by --check-bots (10000).")
+]
+
+
+def _study_options(n, seed, batch_size, level, precision, check_n) -> dict[str, Any]:
+    """The text options compare and sweep share, parsed in the order a mistake is reported."""
+    return {
+        "n": parse_count(n, maximum=MAX_N),
+        "seed": parse_count(seed, "--seed", minimum=0),
+        "batch_size": parse_batch_size(batch_size or None),
+        "level": parse_level(level, "--level"),
+        "precision": parse_precision(precision),
+        "check_n": parse_count(check_n, "--check-n", minimum=2) if check_n else None,
+    }
+
+
+CompareRuns = Annotated[
+    list[Path] | None, typer.Argument(help="Two run folders made with the same seed.")
+]
+CompareRules = Annotated[
+    list[str] | None, typer.Option("--rules", "-r", help="Twice: two rule variants.")
+]
+CompareBots = Annotated[
+    list[str] | None,
+    typer.Option("--bots", "-b", help="Twice: two bot line-ups (a name, or team0,team1)."),
+]
+CompareSeed = Annotated[str, typer.Option("--seed", "-s", help="Seed of both variants.")]
+ComparePrecision = Annotated[
+    str | None, typer.Option("--precision", help="Target half-width (dealer_won): picks n.")
+]
+CompareCheckBots = Annotated[
+    str | None, typer.Option("--check-bots", help="Replay both --rules with this line-up.")
+]
+
+
 @app.command("compare")
 def compare_cmd(
-    runs: Annotated[
-        list[Path] | None, typer.Argument(help="Two run folders made with the same seed.")
-    ] = None,
-    rules: Annotated[
-        list[str] | None, typer.Option("--rules", "-r", help="Twice: two rule variants.")
-    ] = None,
-    bots: Annotated[
-        list[str] | None,
-        typer.Option("--bots", "-b", help="Twice: two bot line-ups (a name, or team0,team1)."),
-    ] = None,
-    n: Annotated[str, typer.Option("-n", "--count", help="Hands per variant.")] = "20000",
-    seed: Annotated[str, typer.Option("--seed", "-s", help="Seed of both variants.")] = "0",
-    batch_size: Annotated[
-        str | None, typer.Option("--batch-size", help="Batch size (default 10000).")
-    ] = None,
-    level: Annotated[str, typer.Option("--level", help="Level of every hand.")] = "2",
-    workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Local worker processes.")
-    ] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder.")] = None,
-    precision: Annotated[
-        str | None, typer.Option("--precision", help="Target half-width (dealer_won): picks n.")
-    ] = None,
-    check_bots: Annotated[
-        str | None, typer.Option("--check-bots", help="Replay both --rules with this line-up.")
-    ] = None,
-    check_n: Annotated[
-        str | None, typer.Option("--check-n", help="Deals replayed by --check-bots (10000).")
-    ] = None,
+    runs: CompareRuns = None,
+    rules: CompareRules = None,
+    bots: CompareBots = None,
+    n: CompareCount = "20000",
+    seed: CompareSeed = "0",
+    batch_size: StudyBatchSize = None,
+    level: StudyLevel = "2",
+    workers: StudyWorkers = None,
+    out: StudyOut = None,
+    precision: ComparePrecision = None,
+    check_bots: CompareCheckBots = None,
+    check_n: CheckN = None,
 ) -> None:
     """Paired comparison of two variants over the same deals (common random numbers)."""
     from fastsheng.report import compare_command
-    from fastsheng.runner import RunInterrupted
 
-    if workers is not None and not 0 <= workers <= MAX_WORKERS:
-        raise UserError(f"--workers must be 0 to {MAX_WORKERS}, not {workers}")
+    check_workers(workers)
     if runs and len(runs) == 2 and not rules and not bots:
         check_comparable(*runs)
-    try:
+    study = _study_options(n, seed, batch_size, level, precision, check_n)
+    with finish_hint("the same compare command finishes its runs"):
         compare_command(
             runs or (),
             rules=rules or (),
             bots=bots or (),
-            n=parse_count(n, maximum=MAX_N),
-            seed=parse_count(seed, "--seed", minimum=0),
-            batch_size=(
-                parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH) if batch_size else None
-            ),
-            level=level,
             workers=workers,
             out=out,
-            precision=parse_precision(precision),
             check_bots=check_bots,
-            check_n=parse_count(check_n, "--check-n", minimum=2) if check_n else None,
+            **study,
         )
-    except RunInterrupted as exc:
-        typer.echo(
-            f"interrupted: {exc.done} of {exc.total} batches kept in {exc.out}; the same compare "
-            "command finishes its runs",
-            err=True,
-        )
-        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 # --------------------------------------------------------------------------------------------
 # ladder (owned by fastsheng.ladder; this block only registers it)
 
+LadderBots = Annotated[
+    str, typer.Option("--bots", "-b", help="Two or more bots: random,basic,expert.")
+]
+LadderCount = Annotated[str | None, typer.Option("-n", "--count", help="Deals per pair: 2e4.")]
+LadderSeed = Annotated[
+    str | None, typer.Option("--seed", "-s", help="Seed (default: drawn and printed).")
+]
+LadderLevel = Annotated[str, typer.Option("--level", help="Level of every hand, or random.")]
+LadderBatchSize = Annotated[
+    str | None,
+    typer.Option(
+        "--batch-size",
+        help="Hands per batch (part of the deals' seeding; default 10000, 1000 with a Python bot).",
+    ),
+]
+MaxDeals = Annotated[
+    str | None,
+    typer.Option("--max-deals", help="Slow bots: BOT=N, their pairs play the first N deals."),
+]
+LadderWorkers = Annotated[
+    int | None, typer.Option("--workers", "-w", help="Worker processes (default: all cores).")
+]
+LadderOut = Annotated[
+    str | None, typer.Option("--out", "-o", help="Output folder (an existing one resumes).")
+]
+Markdown = Annotated[
+    bool, typer.Option("--markdown", metavar=FLAG, help="Print the tables in Markdown.")
+]
+QuietProgress = Annotated[bool, typer.Option("--quiet", "-q", metavar=FLAG, help="No progress.")]
+
 
 @app.command("ladder")
 def ladder_cmd(
-    bots: Annotated[
-        str,
-        typer.Option("--bots", "-b", help="Two or more bots: random,basic,expert."),
-    ] = "random,basic,expert",
-    n: Annotated[str | None, typer.Option("-n", "--count", help="Deals per pair: 2e4.")] = None,
-    seed: Annotated[
-        str | None, typer.Option("--seed", "-s", help="Seed (default: drawn and printed).")
-    ] = None,
-    rules: Annotated[
-        str | None, typer.Option("--rules", "-r", help="A preset name or a .toml rules file.")
-    ] = None,
-    level: Annotated[str, typer.Option("--level", help="Level of every hand, or random.")] = "2",
-    batch_size: Annotated[
-        str | None,
-        typer.Option(
-            "--batch-size",
-            help="Hands per batch (part of the deals' seeding; default 10000, 1000 with a"
-            " Python bot).",
-        ),
-    ] = None,
-    max_deals: Annotated[
-        str | None,
-        typer.Option("--max-deals", help="Slow bots: BOT=N, their pairs play the first N deals."),
-    ] = None,
-    workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Worker processes (default: all cores).")
-    ] = None,
-    out: Annotated[
-        str | None, typer.Option("--out", "-o", help="Output folder (an existing one resumes).")
-    ] = None,
-    markdown: Annotated[
-        bool, typer.Option("--markdown", metavar=FLAG, help="Print the tables in Markdown.")
-    ] = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", metavar=FLAG, help="No progress.")
-    ] = False,
+    bots: LadderBots = "random,basic,expert",
+    n: LadderCount = None,
+    seed: LadderSeed = None,
+    rules: RulesFile = None,
+    level: LadderLevel = "2",
+    batch_size: LadderBatchSize = None,
+    max_deals: MaxDeals = None,
+    workers: LadderWorkers = None,
+    out: LadderOut = None,
+    markdown: Markdown = False,
+    quiet: QuietProgress = False,
 ) -> None:
     """Every pair of bots on paired deals (seats swapped): net levels, hands won, ratings."""
     from fastsheng.ladder import ladder_command
 
     if n is None:
         raise UserError("missing -n: how many deals each pair plays, e.g. -n 2e4")
-    if workers is not None and not 0 <= workers <= MAX_WORKERS:
-        raise UserError(f"--workers must be 0 to {MAX_WORKERS}, not {workers}")
+    check_workers(workers)
     code = ladder_command(
         bots,
         parse_count(n, "-n", maximum=MAX_N),
         seed=None if seed is None else parse_count(seed, "--seed", minimum=0),
         rules=rules,
         level=level,
-        batch_size=None
-        if batch_size is None
-        else parse_count(batch_size, "--batch-size", maximum=MAX_BATCH_SIZE["hands"]),
+        batch_size=parse_batch_size(batch_size, MAX_BATCH_SIZE["hands"]),
         max_deals=max_deals,
         workers=workers,
         out=out,
@@ -878,76 +902,79 @@ def parse_precision(text: str | None) -> float | None:
     return value
 
 
+SweepRules = Annotated[
+    str, typer.Option("--rules", "-r", help="The baseline: a preset or a .toml rules file.")
+]
+SweepSets = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="A variant: switch=value (several joined by ';'). Repeat."),
+]
+SweepGrid = Annotated[
+    Path | None, typer.Option("--grid", help="A TOML file with a \\[grid] table of values.")
+]
+SweepVariants = Annotated[
+    list[str] | None, typer.Option("--variant", help="A preset or rules file as a variant.")
+]
+SweepBots = Annotated[
+    list[str] | None,
+    typer.Option("--bots", "-b", help="The line-up; repeated: line-ups are the variants."),
+]
+SweepMetrics = Annotated[
+    list[str] | None,
+    typer.Option("--metric", "-m", help="A report metric (repeat; the first is primary)."),
+]
+SweepCount = Annotated[str, typer.Option("-n", "--count", help="Hands per run (the cap).")]
+SweepSeed = Annotated[str, typer.Option("--seed", "-s", help="Seed of every run.")]
+SweepPrecision = Annotated[
+    str | None,
+    typer.Option("--precision", help="Target half-width of the primary metric: picks n."),
+]
+SweepCheckBots = Annotated[
+    str | None,
+    typer.Option("--check-bots", help="Replay every run with this line-up on a subset."),
+]
+SweepControls = Annotated[
+    bool | None,
+    typer.Option(
+        "--controls/--no-controls",
+        metavar=FLAG,
+        help="Deal control variates (default: where they pay).",
+    ),
+]
+SweepForce = Annotated[
+    bool,
+    typer.Option("--force", metavar=FLAG, help="Allow a grid of more than 1,000 variants."),
+]
+
+
 @app.command("sweep")
 def sweep_cmd(
-    rules: Annotated[
-        str, typer.Option("--rules", "-r", help="The baseline: a preset or a .toml rules file.")
-    ] = "standard",
-    sets: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="A variant: switch=value (several joined by ';'). Repeat."),
-    ] = None,
-    grid: Annotated[
-        Path | None, typer.Option("--grid", help="A TOML file with a \\[grid] table of values.")
-    ] = None,
-    variants: Annotated[
-        list[str] | None, typer.Option("--variant", help="A preset or rules file as a variant.")
-    ] = None,
-    bots: Annotated[
-        list[str] | None,
-        typer.Option("--bots", "-b", help="The line-up; repeated: line-ups are the variants."),
-    ] = None,
-    metrics: Annotated[
-        list[str] | None,
-        typer.Option("--metric", "-m", help="A report metric (repeat; the first is primary)."),
-    ] = None,
-    n: Annotated[str, typer.Option("-n", "--count", help="Hands per run (the cap).")] = "20000",
-    seed: Annotated[str, typer.Option("--seed", "-s", help="Seed of every run.")] = "0",
-    batch_size: Annotated[
-        str | None, typer.Option("--batch-size", help="Batch size (default 10000).")
-    ] = None,
-    level: Annotated[str, typer.Option("--level", help="Level of every hand.")] = "2",
-    precision: Annotated[
-        str | None,
-        typer.Option("--precision", help="Target half-width of the primary metric: picks n."),
-    ] = None,
-    check_bots: Annotated[
-        str | None,
-        typer.Option("--check-bots", help="Replay every run with this line-up on a subset."),
-    ] = None,
-    check_n: Annotated[
-        str | None, typer.Option("--check-n", help="Deals replayed by --check-bots (10000).")
-    ] = None,
-    controls: Annotated[
-        bool | None,
-        typer.Option(
-            "--controls/--no-controls",
-            metavar=FLAG,
-            help="Deal control variates (default: where they pay).",
-        ),
-    ] = None,
-    force: Annotated[
-        bool,
-        typer.Option("--force", metavar=FLAG, help="Allow a grid of more than 1,000 variants."),
-    ] = False,
-    workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Local worker processes.")
-    ] = None,
-    scheduler: Annotated[
-        str | None, typer.Option("--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT.")
-    ] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder.")] = None,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", metavar=FLAG, help="No progress and no summary.")
-    ] = False,
+    rules: SweepRules = "standard",
+    sets: SweepSets = None,
+    grid: SweepGrid = None,
+    variants: SweepVariants = None,
+    bots: SweepBots = None,
+    metrics: SweepMetrics = None,
+    n: SweepCount = "20000",
+    seed: SweepSeed = "0",
+    batch_size: StudyBatchSize = None,
+    level: StudyLevel = "2",
+    precision: SweepPrecision = None,
+    check_bots: SweepCheckBots = None,
+    check_n: CheckN = None,
+    controls: SweepControls = None,
+    force: SweepForce = False,
+    workers: StudyWorkers = None,
+    scheduler: Scheduler = None,
+    out: StudyOut = None,
+    quiet: QuietRun = False,
 ) -> None:
     """A baseline and many variants on the same deals: paired effects, adjusted intervals."""
-    from fastsheng.runner import RunInterrupted
     from fastsheng.studies import sweep
 
-    if workers is not None and not 0 <= workers <= MAX_WORKERS:
-        raise UserError(f"--workers must be 0 to {MAX_WORKERS}, not {workers}")
-    try:
+    check_workers(workers)
+    study = _study_options(n, seed, batch_size, level, precision, check_n)
+    with finish_hint("the same sweep command resumes (finished variants are not played again)"):
         sweep(
             rules,
             set=sets or (),
@@ -955,29 +982,15 @@ def sweep_cmd(
             variants=variants or (),
             bots=bots or (),
             metrics=metrics or (),
-            n=parse_count(n, maximum=MAX_N),
-            seed=parse_count(seed, "--seed", minimum=0),
-            batch_size=(
-                parse_count(batch_size, "--batch-size", maximum=_MAX_BATCH) if batch_size else None
-            ),
-            level=level,
-            precision=parse_precision(precision),
             check_bots=check_bots,
-            check_n=parse_count(check_n, "--check-n", minimum=2) if check_n else None,
             controls=controls,
             force=force,
             workers=workers,
             scheduler=scheduler,
             out=out,
             quiet=quiet,
+            **study,
         )
-    except RunInterrupted as exc:
-        typer.echo(
-            f"interrupted: {exc.done} of {exc.total} batches kept in {exc.out}; the same sweep "
-            "command resumes (finished variants are not played again)",
-            err=True,
-        )
-        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -1122,11 +1135,6 @@ def failures() -> tuple[tuple[tuple[type, ...], Any], ...]:
         ),
         ((FastshengError, ValueError, OSError), _mistake),
     )
-
-
-def _error(message: str) -> None:
-    line = " ".join(str(message).split())
-    print(f"error: {line}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
