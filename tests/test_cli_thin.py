@@ -144,3 +144,15 @@ def test_no_command_function_over_40_lines(command):
     body = len(lines) - end - 1
     assert len(lines) <= 45, f"{command.__name__} is {len(lines)} lines"
     assert body <= 25, f"{command.__name__}'s body is {body} lines"
+
+
+def test_the_ladder_does_not_import_the_cli():
+    """cli imports ladder's command; ladder parses --max-deals counts with cliargs, not cli."""
+    import ast
+
+    import fastsheng.ladder
+
+    tree = ast.parse(inspect.getsource(fastsheng.ladder))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "fastsheng.cli" not in imported
+    assert cli.parse_count is fastsheng.cliargs.parse_count

@@ -31,7 +31,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from fastsheng.cards import RANKS
+from fastsheng.cards import LEVELS
 from fastsheng.errors import FastshengError
 
 __all__ = [
@@ -300,7 +300,7 @@ _FIELDS: dict[str, tuple[Any, str]] = {
     "batch_size": (lambda v: _is_int(v, 1), "a whole number >= 1"),
     "n_batches": (lambda v: _is_int(v, 1), "a whole number >= 1"),
     "mode": (lambda v: v in ("hands", "matches"), "hands or matches"),
-    "level": (lambda v: v in (*RANKS, "random"), "a level 2..A or random"),
+    "level": (lambda v: v in LEVELS, "a level 2..A or random"),
     "tricks": (lambda v: isinstance(v, bool), "true or false"),
     "complete": (lambda v: isinstance(v, bool), "true or false"),
     "tables": (

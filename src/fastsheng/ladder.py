@@ -757,7 +757,7 @@ def write_ladder(lad: Ladder, command: str = "") -> list[Path]:
 
 def _parse_max_deals(text: str) -> tuple[tuple[str, int], ...]:
     """``"search=2000,expert=5e4"`` -> ``(("search", 2000), ("expert", 50000))``."""
-    from fastsheng.cli import parse_count
+    from fastsheng.cliargs import parse_count
 
     out = []
     for item in text.split(","):
