@@ -265,7 +265,7 @@ cdef int V2_HALVE = 1        # keep the better half of the candidates after each
 cdef double V2_Z = 1.0
 # after each round a candidate must stay on course to clear the gate at k worlds: its t
 # (mean / standard error) above V2_ZDROP * Z * sqrt(w / k) (0: only those not ahead are dropped)
-cdef double V2_ZDROP = 0.0
+cdef double V2_ZDROP = 1.0
 
 
 # analysis counters (never read by the play): decisions, playouts, deviations
@@ -432,23 +432,29 @@ MAX_CANDS_ = MAX_CANDS
 V2_SHIFT_ = V2_SHIFT
 
 
-def _v2_tune(k0=None, early=None, early_div=None, confirm=None, consistent=None, tries=None,
-             halve=None, z=None, zdrop=None, k0_early=None, late=None, late_mul=None):
-    """Screening only (analysis): set the knobs of search-v2 in this process."""
-    global V2_K0, V2_EARLY, V2_EARLY_DIV, V2_CONFIRM, V2_CONSISTENT, V2_TRIES, V2_HALVE, V2_Z
-    global V2_ZDROP, V2_K0_EARLY, V2_LATE, V2_LATE_MUL
-    if k0_early is not None: V2_K0_EARLY = k0_early
-    if late is not None: V2_LATE = late
-    if late_mul is not None: V2_LATE_MUL = late_mul
-    if zdrop is not None: V2_ZDROP = zdrop
+def _v2_tune(k0=None, early=None, early_div=None, k0_early=None, late=None, late_mul=None,
+             confirm=None, consistent=None, tries=None, halve=None, z=None, zdrop=None):
+    """Screening only (analysis/search_v2_ideas.py): set knobs of search-v2 in this process
+    (the published search-v2 plays with the defaults). Returns every knob as it was, so
+    ``_v2_tune(**old)`` restores them."""
+    global V2_K0, V2_EARLY, V2_EARLY_DIV, V2_K0_EARLY, V2_LATE, V2_LATE_MUL, V2_CONFIRM
+    global V2_CONSISTENT, V2_TRIES, V2_HALVE, V2_Z, V2_ZDROP
+    was = dict(k0=V2_K0, early=V2_EARLY, early_div=V2_EARLY_DIV, k0_early=V2_K0_EARLY,
+               late=V2_LATE, late_mul=V2_LATE_MUL, confirm=V2_CONFIRM,
+               consistent=V2_CONSISTENT, tries=V2_TRIES, halve=V2_HALVE, z=V2_Z, zdrop=V2_ZDROP)
     if k0 is not None: V2_K0 = k0
     if early is not None: V2_EARLY = early
     if early_div is not None: V2_EARLY_DIV = early_div
+    if k0_early is not None: V2_K0_EARLY = k0_early
+    if late is not None: V2_LATE = late
+    if late_mul is not None: V2_LATE_MUL = late_mul
     if confirm is not None: V2_CONFIRM = confirm
     if consistent is not None: V2_CONSISTENT = consistent
     if tries is not None: V2_TRIES = tries
     if halve is not None: V2_HALVE = halve
     if z is not None: V2_Z = z
+    if zdrop is not None: V2_ZDROP = zdrop
+    return was
 
 
 def _v2_counts(reset=False):
