@@ -55,7 +55,7 @@ VARIANTS = {
         "search-v2:k=32",
         {"k0": 2, "early": 5},
     ),
-    "that race at k=64 (about the CPU of search:k=32)": ("search-v2:k=64", {"zdrop": 0}),
+    "that race at k=64": ("search-v2:k=64", {"zdrop": 0}),
 }
 DEFAULTS = _search._v2_tune()
 

@@ -12,7 +12,12 @@ differences: the best of several noisy means is biased upwards, and without this
 lost to its own base bot. All randomness comes from the game's bot stream. Declaring and burial
 are the base bot's.
 
-fastsheng._game calls `search_decide` through a hook this module registers when imported.
+`search-v2` (search_v2_decide, below) shares the candidates and playouts, deals consistent
+worlds (fastsheng._worlds) and races the candidates instead of giving each all K worlds; the
+frozen `search` is untouched.
+
+fastsheng._game calls `search_any` through a hook this module registers when imported; it
+dispatches on the version in the high bits of search_cands (0: the frozen `search_decide`).
 """
 
 cdef extern from *:
