@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from fastsheng import _search, stats
+from fastsheng import _search, cli, stats
 from fastsheng import bots as B
 from fastsheng.game import Game
 from fastsheng.hands import play_batch, profile_batch, simulate_hands
@@ -85,6 +85,29 @@ def test_it_searches_and_is_not_the_frozen_search():
     old = tricks(("search:k=8,cands=4", "expert-v3") * 2)
     assert not new.equals(base)
     assert not new.equals(old)
+
+
+def test_ladder_and_sim_take_it(tmp_path, capsys):
+    """run.json records the resolved versioned name; the ladder caps it by its base name."""
+    lineup = "search-v2:k=2,cands=2,expert"
+    assert cli.main(["sim", "-n", "2", "--out", str(tmp_path / "s"), "--bots", lineup]) == 0
+    run = json.loads((tmp_path / "s" / "run.json").read_text())
+    assert run["bots"][0] == "search-v2:k=2,cands=2,base=expert-v3"
+    code = cli.main(
+        [
+            "ladder",
+            "--bots",
+            "expert,search-v2:k=2,cands=2",
+            "-n",
+            "3",
+            "--out",
+            str(tmp_path / "l"),
+            "--max-deals",
+            "search-v2=2",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "search-v2's pairs the first 2" in out, out
 
 
 @pytest.mark.parametrize("hand_id", range(4))
