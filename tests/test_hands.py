@@ -27,6 +27,7 @@ def test_bots_tuple():
         "expert-v3",
         "expert-v4",
         "search",
+        "search-v2",
     )
 
 

@@ -12,7 +12,12 @@ differences: the best of several noisy means is biased upwards, and without this
 lost to its own base bot. All randomness comes from the game's bot stream. Declaring and burial
 are the base bot's.
 
-fastsheng._game calls `search_decide` through a hook this module registers when imported.
+`search-v2` (search_v2_decide, below) shares the candidates and playouts, deals consistent
+worlds (fastsheng._worlds) and races the candidates instead of giving each all K worlds; the
+frozen `search` is untouched.
+
+fastsheng._game calls `search_any` through a hook this module registers when imported; it
+dispatches on the version in the high bits of search_cands (0: the frozen `search_decide`).
 """
 
 cdef extern from *:
@@ -35,6 +40,7 @@ from fastsheng._game cimport (
 )
 from fastsheng._rng cimport rng_below, rng_t
 from fastsheng._state cimport enum_follows, sample_world_tries
+from fastsheng._worlds cimport world_from_game
 
 cdef enum:
     MAX_CANDS = 32           # the most candidates a decision compares (bots.py checks cands)
@@ -241,7 +247,186 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
     return cands[best]
 
 
-set_search_hook(<search_fn>search_decide)
+
+# ---------------------------------------------------------------------------------------------
+# `search-v2`: the same candidates and playouts, its time spent where it gains (docs/bots.md).
+# Its version rides in the high bits of search_cands (bots.bot_spec), so the frozen `search`
+# above reads exactly the values it always did.
+
+cdef enum:
+    V2_SHIFT = 8             # search_cands = cands | version << V2_SHIFT
+
+# the knobs (fixed for the published version; fastsheng.bots names only their defaults)
+cdef int V2_K0 = 4           # worlds of the first round: most decisions stop there
+cdef int V2_EARLY = 0        # tricks before this one search k / V2_EARLY_DIV worlds at most
+cdef int V2_EARLY_DIV = 4
+cdef int V2_K0_EARLY = 2     # the first round's worlds in those early tricks
+cdef int V2_LATE = 99        # tricks from this one search k * V2_LATE_MUL worlds (cheap playouts)
+cdef int V2_LATE_MUL = 2
+cdef int V2_CONFIRM = 0      # fresh worlds (a fraction of the race's, 1/V2_CONFIRM) to confirm
+cdef int V2_CONSISTENT = 1   # worlds from fastsheng._worlds (0: the frozen sampler)
+cdef int V2_TRIES = 64
+cdef int V2_HALVE = 1        # keep the better half of the candidates after each round
+cdef double V2_Z = 1.0
+# after each round a candidate must stay on course to clear the gate at k worlds: its t
+# (mean / standard error) above V2_ZDROP * Z * sqrt(w / k) (0: only those not ahead are dropped)
+cdef double V2_ZDROP = 1.0
+
+
+# analysis counters (never read by the play): decisions, playouts, deviations
+cdef long long V2_NDEC = 0, V2_NPLAY = 0, V2_NDEV = 0, V2_NFORCED = 0
+cdef long long V2_BEST[MAX_CANDS]
+cdef long long V2_TRICK_PLAY[32]
+
+
+cdef inline void v2_world(game_t* g, game_t* world, int seat) noexcept nogil:
+    if V2_CONSISTENT:
+        world_from_game(g, world, seat, g.t.rng, V2_TRIES)
+    else:
+        sample_world_tries(g, world, seat, g.t.rng, WORLD_TRIES)
+
+
+cdef void v2_round(game_t* g, int seat, const hand_t* cands, const int* alive, int n, int nw,
+                   double* sum_d, double* sum_d2, batch_t* pb) noexcept nogil:
+    global V2_NPLAY
+    """nw more common worlds: the base play and every live candidate played out in each."""
+    cdef game_t world, play
+    cdef hand_row_t prow
+    cdef long long base_x, x
+    cdef int w, i
+    for w in range(nw):
+        v2_world(g, &world, seat)
+        V2_NPLAY += 1
+        V2_TRICK_PLAY[g.t.tricks_done if g.t.tricks_done < 32 else 31] += 1
+        playout(&world, &play, pb, &prow, seat, cands[0])
+        base_x = outcome(&play, &prow, seat)
+        for i in range(1, n):
+            if alive[i]:
+                V2_NPLAY += 1
+                V2_TRICK_PLAY[g.t.tricks_done if g.t.tricks_done < 32 else 31] += 1
+                playout(&world, &play, pb, &prow, seat, cands[i])
+                x = outcome(&play, &prow, seat) - base_x
+                sum_d[i] += x
+                sum_d2[i] += <double>x * x
+
+
+cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
+    global V2_NDEC, V2_NPLAY, V2_NDEV, V2_NFORCED
+    """Race the candidates over common worlds: a small first round, then rounds that double the
+    worlds, each dropping the candidates not ahead of the base play (and the worse half); the
+    last one standing replaces the base play when it clears Z standard errors (and, with
+    V2_CONFIRM, stays ahead on fresh worlds: the race's own estimate is biased upwards)."""
+    cdef hand_t cands[MAX_CANDS]
+    cdef double sum_d[MAX_CANDS]
+    cdef double sum_d2[MAX_CANDS]
+    cdef double mean_of[MAX_CANDS]
+    cdef int alive[MAX_CANDS]
+    cdef batch_t pb
+    cdef int k = g.b.search_k[seat], want = g.b.search_cands[seat] & ((1 << V2_SHIFT) - 1)
+    cdef int n, i, j, w = 0, nw, nalive, keep, best, rank, k0
+    cdef double mean, var, fresh0, fresh1
+    if want > MAX_CANDS:
+        want = MAX_CANDS
+    if want < 1:
+        want = 1
+    n = candidates(g, seat, cands, want)
+    if n == 0:
+        return hand_empty()
+    V2_NDEC += 1
+    if n == 1 or k < 2:
+        V2_NFORCED += 1
+        return cands[0]
+    k0 = V2_K0
+    if g.t.tricks_done < V2_EARLY:
+        k = k // V2_EARLY_DIV
+        k0 = V2_K0_EARLY
+        if k < 2:
+            return cands[0]
+    elif g.t.tricks_done >= V2_LATE:
+        k = k * V2_LATE_MUL
+    memcpy(&pb, g.b, sizeof(batch_t))
+    pb.tricks = NULL
+    pb.trace = NULL
+    pb.trace_cap = 0
+    pb.profile = 0
+    pb.errors = 0
+    for i in range(4):
+        pb.search_k[i] = 0
+    alive[0] = 0
+    for i in range(1, n):
+        alive[i] = 1
+        sum_d[i] = 0
+        sum_d2[i] = 0
+    nw = k0 if k0 < k else k
+    if nw < 2:
+        nw = 2
+    best = 0
+    while True:
+        v2_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb)
+        w += nw
+        nalive = 0
+        for i in range(1, n):
+            if alive[i]:
+                mean_of[i] = sum_d[i] / w
+                var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1) if w > 1 else 0
+                if mean_of[i] <= 0 or (w < k and
+                        mean_of[i] * mean_of[i] * w < V2_ZDROP * V2_ZDROP * V2_Z * V2_Z * var * w / k):
+                    alive[i] = 0
+                else:
+                    nalive += 1
+        if nalive == 0:
+            g.b.errors += pb.errors
+            return cands[0]
+        if V2_HALVE and nalive > 1:
+            keep = (nalive + 1) // 2
+            for i in range(1, n):
+                if alive[i]:
+                    rank = 0
+                    for j in range(1, n):
+                        if alive[j] and (mean_of[j] > mean_of[i] or
+                                         (mean_of[j] == mean_of[i] and j < i)):
+                            rank += 1
+                    if rank >= keep:
+                        alive[i] = 2      # dropped this round (ranks read the old marks)
+            for i in range(1, n):
+                if alive[i] == 2:
+                    alive[i] = 0
+        if w >= k:
+            break
+        nw = w if w + w <= k else k - w
+    g.b.errors += pb.errors
+    # the best survivor, if it clears the gate
+    mean = 0.0
+    for i in range(1, n):
+        if alive[i] and mean_of[i] > mean:
+            var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
+            if mean_of[i] * mean_of[i] * w > V2_Z * V2_Z * var:
+                mean = mean_of[i]
+                best = i
+    V2_BEST[best] += 1
+    if best == 0 or not V2_CONFIRM:
+        V2_NDEV += best != 0
+        return cands[best]
+    for i in range(1, n):
+        alive[i] = i == best
+    fresh0 = sum_d[best]
+    nw = w // V2_CONFIRM
+    if nw < 2:
+        nw = 2
+    v2_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb)
+    g.b.errors += pb.errors
+    fresh1 = sum_d[best] - fresh0
+    V2_NDEV += fresh1 > 0
+    return cands[best] if fresh1 > 0 else cands[0]
+
+
+cdef hand_t search_any(game_t* g, int seat) noexcept nogil:
+    if g.b.search_cands[seat] >> V2_SHIFT:
+        return search_v2_decide(g, seat)
+    return search_decide(g, seat)
+
+
+set_search_hook(<search_fn>search_any)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,3 +434,44 @@ set_search_hook(<search_fn>search_decide)
 
 MAX_CANDS_ = MAX_CANDS
 
+V2_SHIFT_ = V2_SHIFT
+
+
+def _v2_tune(k0=None, early=None, early_div=None, k0_early=None, late=None, late_mul=None,
+             confirm=None, consistent=None, tries=None, halve=None, z=None, zdrop=None):
+    """Screening only (analysis/search_v2_ideas.py): set knobs of search-v2 in this process
+    (the published search-v2 plays with the defaults). Returns every knob as it was, so
+    ``_v2_tune(**old)`` restores them."""
+    global V2_K0, V2_EARLY, V2_EARLY_DIV, V2_K0_EARLY, V2_LATE, V2_LATE_MUL, V2_CONFIRM
+    global V2_CONSISTENT, V2_TRIES, V2_HALVE, V2_Z, V2_ZDROP
+    was = dict(k0=V2_K0, early=V2_EARLY, early_div=V2_EARLY_DIV, k0_early=V2_K0_EARLY,
+               late=V2_LATE, late_mul=V2_LATE_MUL, confirm=V2_CONFIRM,
+               consistent=V2_CONSISTENT, tries=V2_TRIES, halve=V2_HALVE, z=V2_Z, zdrop=V2_ZDROP)
+    if k0 is not None: V2_K0 = k0
+    if early is not None: V2_EARLY = early
+    if early_div is not None: V2_EARLY_DIV = early_div
+    if k0_early is not None: V2_K0_EARLY = k0_early
+    if late is not None: V2_LATE = late
+    if late_mul is not None: V2_LATE_MUL = late_mul
+    if confirm is not None: V2_CONFIRM = confirm
+    if consistent is not None: V2_CONSISTENT = consistent
+    if tries is not None: V2_TRIES = tries
+    if halve is not None: V2_HALVE = halve
+    if z is not None: V2_Z = z
+    if zdrop is not None: V2_ZDROP = zdrop
+    return was
+
+
+def _v2_counts(reset=False):
+    """Screening only: (decisions, forced, playouts, deviations) of search-v2 in this process."""
+    global V2_NDEC, V2_NPLAY, V2_NDEV, V2_NFORCED
+    out = dict(decisions=V2_NDEC, forced=V2_NFORCED, playouts=V2_NPLAY, deviations=V2_NDEV,
+               best=[V2_BEST[i] for i in range(MAX_CANDS)],
+               by_trick=[V2_TRICK_PLAY[i] for i in range(32)])
+    if reset:
+        V2_NDEC = V2_NPLAY = V2_NDEV = V2_NFORCED = 0
+        for i in range(MAX_CANDS):
+            V2_BEST[i] = 0
+        for i in range(32):
+            V2_TRICK_PLAY[i] = 0
+    return out

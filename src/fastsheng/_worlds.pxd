@@ -43,3 +43,9 @@ cdef int world_deal(const game_t* pub, game_t* dst, int seat, rng_t* rng, int ma
 cdef void world_history(game_t* g, int seat, rng_t* rng, const hist_t* h) noexcept nogil
 # Is the world's deal consistent with every past play (follows legal, throws checked alike)?
 cdef bint play_consistent(const game_t* g, const hand_t* hands, const hist_t* h) noexcept nogil
+# A consistent world for `seat` dealt straight from a live game (the search's playouts): the
+# hidden cards redealt by world_deal against what the game itself keeps (voids, shows-out in the
+# trick in progress, pair obligations, shown cards, cards taken back in the trick in progress);
+# no trace is read, so a run plays alike traced or not. Returns 1 when exactly uniform.
+cdef int world_from_game(const game_t* g, game_t* dst, int seat, rng_t* rng,
+                         int max_tries) noexcept nogil

@@ -979,3 +979,17 @@ cdef void world_history(game_t* g, int seat, rng_t* rng, const hist_t* h) noexce
                 g.dirty[s] = 1
         if g.pend_kind == DEC_DECLARE and g.pend_seat != seat:
             ask_prepare(g, g.pend_seat)
+
+
+# ---------------------------------------------------------------------------------------------
+# The search's entry point
+
+cdef int world_from_game(const game_t* g, game_t* dst, int seat, rng_t* rng,
+                         int max_tries) noexcept nogil:
+    """world_deal from the live game with an empty record of past tricks: world_deal reads the
+    hidden set in code order only, so the draws depend on what `seat` may know alone."""
+    cdef hist_t h
+    h.ntricks = 0
+    h.nbury = 0
+    h.ndeal = 0
+    return world_deal(g, dst, seat, rng, max_tries, &h)

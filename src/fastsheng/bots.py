@@ -56,13 +56,25 @@ SEARCH = "search"
 # (the base stays expert-v3, so `search` plays as in its published figures; base=expert is v4)
 SEARCH_DEFAULTS = {"k": 32, "cands": 8, "base": "expert-v3"}
 SEARCH_BOUNDS = {"k": (1, 1024), "cands": (1, 32)}
+# the searches by version: name -> the version the C search dispatches on (bot_spec packs it
+# above the candidates, fastsheng._search.V2_SHIFT); `search` itself is version 0, frozen
+SEARCH_VERSIONS = {SEARCH: 0, "search-v2": 1}
+_SEARCH_SHIFT = 8
+
+
+def _search_family(key: str) -> str | None:
+    """The search name `key` (lower-cased) belongs to: ``search``, ``search-v2`` or None."""
+    for fam in SEARCH_VERSIONS:
+        if key == fam or key.startswith(fam + ":"):
+            return fam
+    return None
 
 # the names a user may give (unversioned first)
 BOTS = (
     "random",
     *ALIASES,
     *(n for n in BOT_INDEX if n not in ("random",) and n[0] != "_"),
-    SEARCH,
+    *SEARCH_VERSIONS,
 )
 
 
@@ -134,7 +146,7 @@ def is_python_bot(name: str) -> bool:
     ``search:...``, the C search bot with its parameters), or a bot object (:class:`BotRef`)."""
     if is_bot_object(name):
         return True
-    if isinstance(name, str) and name.strip().lower().startswith(SEARCH + ":"):
+    if isinstance(name, str) and _search_family(name.strip().lower()):
         return False
     return isinstance(name, str) and (name == PY_RANDOM or bool(_PY_SPEC.fullmatch(name)))
 
@@ -149,7 +161,7 @@ def resolve_bot(name: str) -> str:
     if is_python_bot(name):
         return name
     key = name.strip().lower() if isinstance(name, str) else name
-    if isinstance(key, str) and (key == SEARCH or key.startswith(SEARCH + ":")):
+    if isinstance(key, str) and _search_family(key):
         return _resolve_search(name, key)
     key = ALIASES.get(key, key)
     if key not in BOT_INDEX:
@@ -187,9 +199,11 @@ def resolve_bots(bots: Any) -> tuple[str, str, str, str]:
 
 
 def _resolve_search(name: str, key: str) -> str:
-    """``search[:k=..,cands=..,base=..]`` with every parameter spelled out, the base resolved."""
+    """``search[:k=..,cands=..,base=..]`` (or ``search-v2[:...]``) with every parameter spelled
+    out, the base resolved."""
+    fam = _search_family(key) or SEARCH
     params = dict(SEARCH_DEFAULTS)
-    body = key[len(SEARCH) + 1 :]
+    body = key[len(fam) + 1 :]
     for item in filter(None, (p.strip() for p in body.split(","))):
         field, eq, value = item.partition("=")
         field, value = field.strip(), value.strip()
@@ -205,23 +219,25 @@ def _resolve_search(name: str, key: str) -> str:
             raise ValueError(f"bot {name!r}: {field} must be an integer in {lo}..{hi}")
         params[field] = int(value)
     base = resolve_bot(str(params["base"]))
-    if base == SEARCH or base.startswith(SEARCH + ":") or base.startswith("_"):
+    if _search_family(base) or base.startswith("_"):
         raise ValueError(f"bot {name!r}: base must be a built-in bot other than search")
-    return f"{SEARCH}:k={params['k']},cands={params['cands']},base={base}"
+    return f"{fam}:k={params['k']},cands={params['cands']},base={base}"
 
 
 def bot_spec(resolved: str) -> tuple[int, int, int]:
     """A resolved name -> (C index of the bot that plays its seat, search worlds k, search
     candidates): k = cands = 0 for a bot that does not search."""
-    if resolved.startswith(SEARCH + ":"):
-        fields = dict(p.split("=", 1) for p in resolved[len(SEARCH) + 1 :].split(","))
-        return BOT_INDEX[fields["base"]], int(fields["k"]), int(fields["cands"])
+    fam = _search_family(resolved)
+    if fam and fam != resolved:
+        fields = dict(p.split("=", 1) for p in resolved[len(fam) + 1 :].split(","))
+        cands = int(fields["cands"]) | SEARCH_VERSIONS[fam] << _SEARCH_SHIFT
+        return BOT_INDEX[fields["base"]], int(fields["k"]), cands
     return BOT_INDEX[resolved], 0, 0
 
 
 def is_builtin(name: str) -> bool:
     """A resolved name the C engine plays (test bots excluded)."""
-    return name.startswith(SEARCH + ":") or (name in BOT_INDEX and not name.startswith("_"))
+    return bool(_search_family(name)) or (name in BOT_INDEX and not name.startswith("_"))
 
 
 def split_bots(text: str) -> list[str]:
@@ -230,7 +246,7 @@ def split_bots(text: str) -> list[str]:
     out: list[str] = []
     for piece in text.split(","):
         part = piece.strip()
-        if out and "=" in part and ":" not in part and out[-1].lower().startswith(SEARCH + ":"):
+        if out and "=" in part and ":" not in part and _search_family(out[-1].lower()):
             out[-1] += "," + part
         else:
             out.append(part)

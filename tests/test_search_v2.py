@@ -1,0 +1,190 @@
+"""`search-v2` (fastsheng._search): its names, legal and reproducible play, the same through the
+simulator and the step API, deciding from what its seat may know, frozen play (digests, the
+frozen `search` too), and (slow suite) target (a) of issue 14: as strong as `search:k=32` at a
+fraction of its cost."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+import pytest
+
+from fastsheng import _search, cli, stats
+from fastsheng import bots as B
+from fastsheng.game import Game
+from fastsheng.hands import play_batch, profile_batch, simulate_hands
+from fastsheng.ladder import pair_outcome
+
+SMALL = "search-v2:k=4,cands=4"
+FROZEN_SMALL = "search:k=4,cands=4"
+
+
+def test_names_resolve_and_carry_their_version():
+    assert B.resolve_bot("search-v2") == "search-v2:k=32,cands=8,base=expert-v3"
+    assert B.resolve_bot(" Search-V2:cands=4, k=8 ") == "search-v2:k=8,cands=4,base=expert-v3"
+    assert B.resolve_bot("search-v2:base=expert").endswith("base=" + B.resolve_bot("expert"))
+    # the version rides above the candidates; the frozen search's spec is what it always was
+    assert B.bot_spec(B.resolve_bot("search-v2:k=5,cands=3")) == (
+        B.BOT_INDEX["expert-v3"],
+        5,
+        3 | 1 << _search.V2_SHIFT_,
+    )
+    assert B.bot_spec(B.resolve_bot("search:k=5,cands=3")) == (B.BOT_INDEX["expert-v3"], 5, 3)
+    assert "search-v2" in B.BOTS and "search" in B.BOTS
+    assert B.split_bots("search-v2:k=8,cands=4,expert") == ["search-v2:k=8,cands=4", "expert"]
+    assert not B.is_python_bot("search-v2:k=8") and B.is_builtin(B.resolve_bot("search-v2"))
+
+
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("search-v2:k=0", "k must be an integer in 1..1024"),
+        ("search-v2:cands=33", "cands must be an integer in 1..32"),
+        ("search-v2:depth=3", "parameters are k=, cands=, base="),
+        ("search-v2:base=search", "base must be a built-in bot other than search"),
+        ("search-v2:base=search-v2", "base must be a built-in bot other than search"),
+        ("search:base=search-v2", "base must be a built-in bot other than search"),
+        ("search-v3", "unknown bot"),
+    ],
+)
+def test_bad_parameters_are_refused(name, words):
+    with pytest.raises(ValueError, match=words):
+        B.resolve_bot(name)
+
+
+@pytest.mark.parametrize("preset", ["standard", "super", "tournament"])
+def test_only_legal_plays_and_reproducible(preset):
+    """Every play checked by the core (check=True raises on an illegal one); the same seed plays
+    the same hands, tricks included; the bots column records the versioned name."""
+    lineup = (SMALL, "expert", SMALL, "basic")
+    a = play_batch(preset, lineup, 5, 0, 10, tricks=True, check=True, level="random")
+    b = play_batch(preset, lineup, 5, 0, 10, tricks=True, check=True, level="random")
+    assert a["hands"].equals(b["hands"]) and a["tricks"].equals(b["tricks"])
+    assert B.split_bots(a["hands"].column("bots")[0].as_py())[0] == B.resolve_bot(SMALL)
+
+
+def test_the_step_api_plays_as_the_simulator():
+    lineup = (SMALL, "expert", SMALL, "expert")
+    rows = simulate_hands("standard", lineup, 41, 3, level="random").to_pylist()
+    for k, row in enumerate(rows):
+        g = Game("standard", seed=41, hand_id=k, level="random")
+        while g.phase != "done":
+            g.apply(g.bot_action(lineup[g.to_act]))
+        got = {c: v for c, v in g.result().items() if c != "bots"}
+        assert got == {c: v for c, v in row.items() if c != "bots"}, k
+
+
+def test_it_searches_and_is_not_the_frozen_search():
+    def tricks(lineup):
+        return simulate_hands("standard", lineup, 3, 20, tricks=True)["tricks"].drop_columns("bots")
+
+    base = tricks("expert-v3")
+    new = tricks(("search-v2:k=8,cands=4", "expert-v3") * 2)
+    old = tricks(("search:k=8,cands=4", "expert-v3") * 2)
+    assert not new.equals(base)
+    assert not new.equals(old)
+
+
+def test_ladder_and_sim_take_it(tmp_path, capsys):
+    """run.json records the resolved versioned name; the ladder caps it by its base name."""
+    lineup = "search-v2:k=2,cands=2,expert"
+    assert cli.main(["sim", "-n", "2", "--out", str(tmp_path / "s"), "--bots", lineup]) == 0
+    run = json.loads((tmp_path / "s" / "run.json").read_text())
+    assert run["bots"][0] == "search-v2:k=2,cands=2,base=expert-v3"
+    code = cli.main(
+        [
+            "ladder",
+            "--bots",
+            "expert,search-v2:k=2,cands=2",
+            "-n",
+            "3",
+            "--out",
+            str(tmp_path / "l"),
+            "--max-deals",
+            "search-v2=2",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "search-v2's pairs the first 2" in out, out
+
+
+@pytest.mark.parametrize("hand_id", range(4))
+def test_it_decides_from_what_its_seat_may_know(hand_id):
+    """Two games that differ only in cards the deciding seat cannot see (a consistent world),
+    with the same bot stream, get the same decision at every lead and follow: its worlds
+    (fastsheng._worlds.world_from_game) depend on the hidden cards as a set."""
+    g = Game("standard", seed=11, hand_id=hand_id, level="random")
+    differed = 0
+    while g.phase != "done":
+        if g.decision in ("lead", "follow"):
+            seat = g.to_act
+            world = g.sample_world(seat, rng=hand_id)
+            differed += any(world.hand(s) != g.hand(s) for s in range(4) if s != seat)
+            world._core.set_bot_stream(g._core.bot_stream())
+            assert world.bot_action(SMALL) == g.bot_action(SMALL), (hand_id, g.decision)
+        g.apply(g.bot_action(SMALL))
+    assert differed > 10
+
+
+def digest(preset: str, lineup) -> str:
+    out = simulate_hands(preset, lineup, 20261201, 12, level="random", tricks=True)
+    h = hashlib.sha256()
+    for name in ("hands", "tricks"):
+        table = out[name]
+        for col in sorted(c for c in table.column_names if c != "bots"):
+            h.update(col.encode())
+            h.update(json.dumps(table.column(col).to_pylist(), default=str).encode())
+    return h.hexdigest()
+
+
+# SHA-256 of every column but `bots` of the hands and tricks of 12 hands (seed 20261201, random
+# levels): the frozen search's were computed on main before search-v2 existed; never update
+# them, add a version instead.
+DIGESTS = {
+    FROZEN_SMALL: {
+        "standard": "14ff62f96544fb1fbbbcfdf36412476a0f556b0ec16eb2e9b3da2034c6c5a153",
+        "tournament": "fbaafd7b00cbd3d486998fd7f93aadff40ff8aa7fc924448908ea777c28a407e",
+    },
+    SMALL: {
+        "standard": "a8dcb6bcfb0ece4b13662653655ab34d635aea6442a82959892e717679d90931",
+        "tournament": "c7180ee1c99cef9ff7f12bd69e8d8a62afff66a64413faa86e9eb2dbf04697fb",
+    },
+}
+
+
+@pytest.mark.parametrize("name, preset", [(n, p) for n in DIGESTS for p in DIGESTS[n]])
+def test_search_plays_as_frozen(name, preset):
+    assert digest(preset, (name, "expert", name, "basic")) == DIGESTS[name][preset]
+
+
+def cpu_hands_per_s(name: str, n: int) -> float:
+    return profile_batch("standard", name, 1, n, level="random")["hands_per_s"]
+
+
+# what search-v2 reaches of target (a) (>= 10x): 2.5x-3x measured (docs/bots.md), gated at 2x
+RATIO = 2
+
+
+@pytest.mark.slow
+def test_close_to_search_k32_at_a_fraction_of_its_cost():
+    """Issue 14 target (a), sized to CI: 300 paired deals (seats swapped) of search-v2 against
+    search:k=32 at random levels: the 95% interval of search-v2's net levels per hand must reach
+    above -0.03 (not clearly weaker; a loose gate: over 2,000 deals it is -0.044 [-0.061,
+    -0.026], docs/bots.md), and its hands/s with all four seats searching, measured on
+    the same six hands in this run, at least RATIO times search:k=32's (the 10x of target (a)
+    is not reached). About 80 s of CPU on one core."""
+    x, y, n = "search-v2", "search:k=32", 300
+    a = simulate_hands("standard", (x, y, x, y), 2027, n, level="random").to_pandas()
+    b = simulate_hands("standard", (y, x, y, x), 2027, n, level="random").to_pandas()
+    net = stats.mean_t(pair_outcome(x, y, a, b).net)
+    t0 = time.process_time()
+    old = cpu_hands_per_s(y, 6)  # the same six hands
+    new = cpu_hands_per_s(x, 6)
+    print(
+        f"{x} vs {y}: {net.estimate:+.3f} [{net.lo:+.3f}, {net.hi:+.3f}]; "
+        f"hands/s {new:.2f} vs {old:.2f} ({new / old:.1f}x, {time.process_time() - t0:.0f} s)"
+    )
+    assert net.hi > -0.03, net
+    assert new / old >= RATIO, (new, old)
