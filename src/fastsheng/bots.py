@@ -69,6 +69,7 @@ def _search_family(key: str) -> str | None:
             return fam
     return None
 
+
 # the names a user may give (unversioned first)
 BOTS = (
     "random",
