@@ -433,3 +433,78 @@ def test_ctrl_c_and_ctrl_d_exit_cleanly(tmp_path, key, code, line):
     assert child.exitstatus == code
     assert line in rest and "Traceback" not in rest
     assert not (tmp_path / "plays").exists()
+
+
+def test_help_at_the_burial_and_a_card_by_card_lead_in_a_terminal(tmp_path):
+    """`?` where the options are cards (the burial; a lead offered card by card, the usual
+    first lead) lists them instead of crashing and losing the hand. ~3 s."""
+    g = Game("super", seed=5, hand_id=0, level="2")  # seat 3 deals; it passes every call
+    while not (g.to_act == 3 and g.decision == "bury"):
+        g.apply([] if g.to_act == 3 else g.bot_action("expert"))
+    burial = format_cards(sorted(g.hand(3) + list(g.observation(3).kitty))[:8])
+    child = spawn(tmp_path, "--rules", "super", "--seed", "5", "--seat", "3")
+    while child.expect([CALL, r"you take the kitty"]) == 0:
+        child.expect("call>")
+        child.sendline("")
+    child.expect(r"bury 8 cards>")
+    child.sendline("?")
+    child.expect(r"bury any 8 of: ")
+    child.expect(r"bury 8 cards>")
+    child.sendline(burial)
+    child.expect(r"you buried ")
+    child.expect(r"your lead>")
+    child.sendline("?")
+    child.expect(r"lead one card, a pair, a tractor")
+    child.expect(r"your lead>")
+    child.sendline("auto")
+    child.expect(r"saved (\S+\.json)")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "Traceback" not in child.before
+
+
+def _piped_play(tmp_path, *args, **env):
+    return subprocess.run(
+        [FASTSHENG, "play", "--seed", "5", *args],
+        input="auto\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=dict(os.environ, **env),
+        timeout=120,
+    )
+
+
+def test_a_hand_finished_where_it_cannot_be_written_is_saved_elsewhere(tmp_path):
+    """`plays` cannot be made (a file of that name: as for a folder without write access) and
+    `--out` a path under a file: the hand goes to the temporary folder, and says so. ~4 s."""
+    (tmp_path / "plays").write_text("not a folder")
+    spare = tmp_path / "tmp"
+    spare.mkdir()
+    for args in ((), ("--out", str(tmp_path / "plays" / "h.json"))):
+        proc = _piped_play(tmp_path, *args, TMPDIR=str(spare))
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        assert re.search(
+            r"warning: cannot write .*plays.*; saving in .*fastsheng-plays", proc.stdout
+        )
+        path = Path(re.search(r"saved (\S+\.json)", proc.stdout).group(1))
+        assert path.parent == spare / "fastsheng-plays"
+        assert load_saved(path)["seed"] == 5
+    assert len(list((spare / "fastsheng-plays").glob("*.json"))) == 2
+    # --out a folder: the hand is saved in it under its usual name
+    proc = _piped_play(tmp_path, "--out", str(spare))
+    assert proc.returncode == 0 and (spare / "super-s5-h0-seat0.json").exists() is False
+    assert (spare / "standard-s5-h0-seat0.json").exists(), proc.stdout
+
+
+def test_a_superscript_digit_at_the_call_prompt_is_not_a_call_number():
+    answers = iter(["²", ""])
+
+    def answer(t: Table, prompt: str, words) -> str:
+        if prompt.startswith("call"):
+            return next(answers, "")
+        return "auto"
+
+    t, con = table(answer)
+    t.play()  # "²" is a digit to str.isdigit, not to int(): asked again, then passed
+    assert "unknown card '²'" in con.text and t.g.phase == "done"

@@ -18,6 +18,7 @@ cdef extern from *:
     #endif
     """
 
+from cpython.exc cimport PyErr_CheckSignals
 from libc.string cimport memset
 
 cdef extern from "<time.h>" nogil:
@@ -422,8 +423,8 @@ cdef int run_bury(game_t* g) noexcept nogil:
     if hand_count(b) != 8 or not hand_contains(full, b):
         g.b.errors += 1
         b = hand_empty()
-        # fall back to the first 8 cards in code order
-        while hand_count(b) < 8:
+        # fall back to the first 8 cards in code order (bounded: the pool may hold fewer)
+        while hand_count(b) < 8 and hand_minus(full, b).one:
             b = hand_add_card(b, lsb(hand_minus(full, b).one))
     t.hands[seat] = hand_minus(full, b)
     g.kitty = b
@@ -676,7 +677,9 @@ cdef int run_follow(game_t* g) noexcept nogil:
         if hand_count(p) != tr.shape.ncards or not hand_contains(t.hands[seat], p):
             b.errors += 1
             p = hand_empty()
-            while hand_count(p) < tr.shape.ncards:
+            # bounded: a hand with fewer cards than the lead (never in a dealt game) must not
+            # spin here forever with the GIL released
+            while hand_count(p) < tr.shape.ncards and hand_minus(t.hands[seat], p).one:
                 p = hand_add_card(p, lsb(hand_minus(t.hands[seat], p).one))
         trick_add(&t.ctx, tr, p)
         t.hands[seat] = hand_minus(t.hands[seat], p)
@@ -992,11 +995,37 @@ cdef void game_init(game_t* g, batch_t* b, rng_t* rng) noexcept nogil:
     b.errors = 0
 
 
+# The exception a signal handler raised during a batch (Ctrl-C: KeyboardInterrupt), raised again
+# by _run once the batch loop has stopped: no batch runs uninterruptibly inside C.
+_pending_signal = None
+
+
+cdef int signal_raised() noexcept nogil:
+    """Run Python's signal handlers now (the batch loop calls it every few hands, taking the
+    GIL for a moment); 1 when one raised (kept in _pending_signal)."""
+    global _pending_signal
+    with gil:
+        try:
+            PyErr_CheckSignals()
+        except BaseException as exc:
+            _pending_signal = exc
+            return 1
+    return 0
+
+
 cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil:
     cdef game_t g
     cdef long i
+    cdef long every = 1023   # hands between signal checks (a mask): a check costs ~1 us
+    if b.mode != 0:
+        every = 63
+    for i in range(4):
+        if b.search_k[i] > 0:
+            every = 0        # a search hand takes ~0.1 s: check after each
     game_init(&g, b, rng)
     for i in range(b.size):
+        if (i & every) == every and i and signal_raised():
+            return -2
         if b.mode == 0:
             if b.nhands >= b.hands_cap:
                 b.overflow = 1
@@ -1078,8 +1107,12 @@ def _run(rules_fields, bots, int mode, int level, int first_hand, unsigned long 
     rng.s[1] = state[1]
     rng.s[2] = state[2]
     rng.s[3] = state[3]
+    global _pending_signal
     with nogil:
         rc = run_batch(&b, &rng)
+    if rc == -2:  # a signal handler raised (Ctrl-C): the batch is abandoned
+        exc, _pending_signal = _pending_signal, None
+        raise exc
     return {"nhands": b.nhands, "ntricks": b.ntricks, "ncodes": b.ncodes,
             "trace_len": b.trace_len, "overflow": b.overflow, "errors": b.errors,
             "t_deal": b.t_deal, "t_kitty": b.t_kitty, "t_tricks": b.t_tricks}

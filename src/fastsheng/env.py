@@ -36,7 +36,7 @@ except ImportError as e:  # the optional extra is missing: say how to get it
 
 from fastsheng.cards import BIG_JOKER, RANKS, SMALL_JOKER, format_card, format_cards
 from fastsheng.errors import IllegalPlay
-from fastsheng.game import Action, Game
+from fastsheng.game import Action, Game, check_seed
 from fastsheng.observation import TENSOR_SHAPE
 from fastsheng.rules import Rules
 
@@ -135,7 +135,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self._seed = int(seed)
+            self._seed = check_seed(seed)  # as env(seed=...): 1.5 or "7" is refused, not cast
             self._next_hand = 0
         self.hand_id = self._next_hand
         self._next_hand += 1

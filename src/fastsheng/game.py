@@ -156,6 +156,39 @@ def world_from_public(
     return g
 
 
+def _position_cards(what: str, cards: object) -> list[int]:
+    try:
+        return as_codes(cards)
+    except ValueError as e:
+        raise ValueError(f"{what}: {e}") from None
+
+
+def _check_deal(hands: list[list[int]], kitty: list[int]) -> None:
+    """A position's cards are a physical deal: four hands of one size (1..25), a kitty of 8,
+    at most two copies of a card among them all. (Unequal hands would reach a follower with
+    fewer cards than the lead, which no rule covers.)"""
+    sizes = [len(h) for h in hands]
+    if len(set(sizes)) != 1 or not 1 <= sizes[0] <= 25:
+        raise ValueError(
+            "hands: four hands of the same size, 1..25 cards (each seat has played as many "
+            f"tricks), not {'/'.join(map(str, sizes))}"
+        )
+    if len(kitty) != 8:
+        raise ValueError(f"kitty: 8 cards, got {len(kitty)}")
+    places = [*(f"seat {s}" for s in range(4)), "the kitty"]
+    counts: dict[int, list[int]] = {}
+    for p, cards in enumerate([*hands, kitty]):
+        for c in cards:
+            counts.setdefault(c, [0] * 5)[p] += 1
+    for c, where in sorted(counts.items()):
+        if sum(where) > 2:
+            found = ", ".join(f"{n} in {places[p]}" for p, n in enumerate(where) if n)
+            raise ValueError(
+                f"{format_cards([c])} appears {sum(where)} times ({found}); the double deck "
+                "has two of each card"
+            )
+
+
 class Game:
     """A hand of 双升 stepped from Python. ``Game(rules, seed, hand_id, level)`` deals exactly
     hand `hand_id` of ``simulate_hands(rules, bots, seed, ...)`` (same `batch_size`, `level` and
@@ -226,49 +259,75 @@ class Game:
         level: str,
         trump: str | None,
         dealer: int,
-        hands: Sequence[Sequence[int]],
-        kitty: Sequence[int],
-        tricks: Sequence[Sequence[Sequence[int]]] = (),
+        hands: Sequence[Sequence[int | str] | str],
+        kitty: Sequence[int | str] | str,
+        tricks: Sequence[Sequence[Sequence[int | str] | str]] = (),
         *,
         seed: int = 0,
     ) -> Game:
         """A mid-hand position: the kitty buried (`kitty`, by the dealer), `hands` the four hands
         before `tricks` were played (each trick: the plays in order from its leader, the dealer
-        leading the first and each winner the next). Every play is checked by the rules."""
+        leading the first and each winner the next; the last trick may stop mid-trick). Cards
+        are codes or names ("AS", or a string "AS AS 10H" for a hand). The position must be a
+        physical deal (four hands of one size, 8 in the kitty, at most two of a card) and every
+        play is checked by the rules: a ValueError (IllegalPlay for a play) names what is not."""
         rules = _rules(rules)
+        seed = check_seed(seed)
+        if isinstance(level, str) and level.lower() == "random":
+            raise ValueError("level: a position has one level, a rank 2..A (not 'random')")
+        lv = _level(level)
         if trump is not None and trump not in SUIT_TRUMP:
             raise ValueError(f"trump must be S, H, C, D or None, not {trump!r}")
-        if not (isinstance(dealer, int) and 0 <= dealer < 4):
+        if isinstance(dealer, bool) or not (
+            isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4
+        ):
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
-        if len(hands) != 4:
+        if isinstance(hands, str) or not isinstance(hands, Sequence) or len(hands) != 4:
             raise ValueError("hands: four hands, seat 0 first")
-        if len(kitty) != 8:
-            raise ValueError(f"kitty: 8 cards, got {len(kitty)}")
-        every = [int(c) for h in hands for c in h] + [int(c) for c in kitty]
-        if any(not 0 <= c < 54 for c in every):
-            raise ValueError("card codes are 0..53")
-        if np.bincount(np.array(every, np.int64), minlength=54).max() > 2:
-            raise ValueError("a card appears more than twice in the hands and the kitty")
+        held = [_position_cards(f"hands[{s}]", h) for s, h in enumerate(hands)]
+        pile = _position_cards("kitty", kitty)
+        _check_deal(held, pile)
         core = _state.GameCore()
         core.start_position(
             rules.core_fields(),
             [BOT_INDEX["expert-v1"]] * 4,
             0xF,
             _seed_state(seed),
-            _level(level),
+            lv,
             SUIT_TRUMP.index(trump),
-            dealer,
-            [list(h) for h in hands],
-            list(kitty),
+            int(dealer),
+            held,
+            pile,
             0,
         )
         g = cls.__new__(cls)
         g.rules = rules
         g._init(core, 0)
-        for t in tricks:
-            for play in t:
-                g.apply(list(play))
+        g._play_tricks(tricks)
         return g
+
+    def _play_tricks(self, tricks) -> None:
+        """from_position's `tricks`: every trick but the last has one play per seat (the last
+        may stop early, mid-trick); each play is checked by the rules."""
+        if isinstance(tricks, str) or not isinstance(tricks, Sequence):
+            raise ValueError("tricks: a list of tricks, each a list of plays from its leader")
+        for k, trick in enumerate(tricks):
+            if isinstance(trick, str) or not isinstance(trick, Sequence):
+                raise ValueError(f"tricks[{k}]: a list of plays (one per seat), not {trick!r}")
+            last = k == len(tricks) - 1
+            if not (len(trick) == 4 or (last and 1 <= len(trick) < 4)):
+                raise ValueError(
+                    f"tricks[{k}] has {len(trick)} plays; a trick is 4 plays (one per seat, "
+                    "from its leader; only the last trick may stop early)"
+                )
+            if self.decision != "lead":
+                raise ValueError(f"tricks[{k}]: the hand is over after {k} tricks")
+            for i, play in enumerate(trick):
+                seat = self.to_act
+                try:
+                    self.apply(as_codes(play))
+                except ValueError as e:  # IllegalPlay too
+                    raise type(e)(f"tricks[{k}][{i}] (seat {seat}): {e}") from None
 
     # --- state -----------------------------------------------------------------------------
 

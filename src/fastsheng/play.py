@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import secrets
 import sys
+import tempfile
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -30,6 +31,7 @@ __all__ = ["play_command", "sort_cards", "hand_groups", "load_saved", "replay_sa
 SAVE_FORMAT = "fastsheng-play"
 SAVE_VERSION = 1
 HUMAN = "human"  # the name the saved hand gives the person's seat
+PLAYS = "plays"  # the folder finished hands are saved in (under the current folder)
 EXIT_INTERRUPTED = 130
 _GROUP_NAMES = ("spades", "hearts", "clubs", "diamonds", "trumps")
 _COMMANDS = ("help", "hand", "auto", "quit")
@@ -276,7 +278,7 @@ class Table:
                 return
 
     def try_cards(self, line: str, calls: Sequence[Action] | None) -> bool:
-        if calls is not None and line.isdigit():
+        if calls is not None and line.isascii() and line.isdigit():  # "²" is a digit, no int
             k = int(line)
             if not 1 <= k <= len(calls):
                 self.say(f"no call [{k}]: choose 1..{len(calls)} or Enter to pass")
@@ -327,15 +329,18 @@ class Table:
         elif acts and acts[0].kind in ("lead", "follow"):
             plays = [self._fmt(a.cards) for a in acts]
             text = f"your legal {kind}s ({len(plays)}): " + "; ".join(plays)
-        else:
+        else:  # card by card: only this decision's text (a follow's reads the trick)
             cards = self._fmt(g.legal_cards())
-            text = {
-                "bury": f"bury any 8 of: {cards}",
-                "lead": "lead one card, a pair, a tractor, or several cards of one suit (a throw: "
-                f"it fails if another seat can beat a part of it); you can lead: {cards}",
-                "follow": f"follow with {len(self._obs().current_trick[0][1])} cards; legal "
-                f"cards to start with: {cards}",
-            }[kind]
+            if kind == "bury":
+                text = f"bury any 8 of: {cards}"
+            elif kind == "lead":
+                text = (
+                    "lead one card, a pair, a tractor, or several cards of one suit (a throw: "
+                    f"it fails if another seat can beat a part of it); you can lead: {cards}"
+                )
+            else:
+                need = len(self._obs().current_trick[0][1])
+                text = f"follow with {need} cards; legal cards to start with: {cards}"
         text += ". Commands: hand (show it), auto (a bot plays the rest), quit."
         return textwrap.fill(text, 100, subsequent_indent="  ")
 
@@ -477,7 +482,21 @@ def play_command(
     except EOFError:
         console.say("bye: the hand was not finished (nothing saved)")
         return 0
-    path = save_hand(table, rules, seed, hand_id, level, out)
+    try:
+        path = save_hand(table, rules, seed, hand_id, level, out)
+    except OSError as exc:  # an unwritable folder must not lose the hand: save it elsewhere
+        wanted = Path(out) if out is not None else Path(PLAYS)
+        spare = Path(tempfile.gettempdir()) / "fastsheng-plays"
+        console.say(f"warning: cannot write {wanted} ({exc.strerror or exc}); saving in {spare}")
+        try:
+            path = save_hand(table, rules, seed, hand_id, level, None, folder=spare)
+        except OSError as exc2:
+            print(
+                f"error: cannot save the hand in {wanted} nor in {spare} ({exc2.strerror or exc2});"
+                " give a writable file with --out",
+                file=sys.stderr,
+            )
+            return 1
     console.say(f"saved {path}; `fastsheng replay {path}` shows it move by move")
     return 0
 
@@ -486,21 +505,27 @@ def play_command(
 # The saved hand
 
 
-def _free_path(rules: Rules, seed: int, hand_id: int, seat: int) -> Path:
+def _free_path(rules: Rules, seed: int, hand_id: int, seat: int, folder: Path) -> Path:
     stem = f"{rules.name}-s{seed}-h{hand_id}-seat{seat}"
-    path = Path("plays") / f"{stem}.json"
+    path = folder / f"{stem}.json"
     k = 2
     while path.exists():
-        path = Path("plays") / f"{stem}-{k}.json"
+        path = folder / f"{stem}-{k}.json"
         k += 1
     return path
 
 
 def save_hand(
-    table: Table, rules: Rules, seed: int, hand_id: int, level: str, out: Path | None
+    table: Table,
+    rules: Rules,
+    seed: int,
+    hand_id: int,
+    level: str,
+    out: Path | None,
+    folder: Path = Path(PLAYS),
 ) -> Path:
     """Write the finished hand: what replays it (rules, seed, hand, moves) and what shows it
-    (events, row)."""
+    (events, row). `out` None (or an existing folder): a free name in `folder` (or `out`)."""
     g = table.g
     bots = list(table.bots)
     bots[table.seat] = HUMAN
@@ -525,7 +550,9 @@ def save_hand(
             "events": g.trace(),
         },
     }
-    path = Path(out) if out is not None else _free_path(rules, seed, hand_id, table.seat)
+    if out is not None and Path(out).is_dir():
+        folder, out = Path(out), None
+    path = Path(out) if out is not None else _free_path(rules, seed, hand_id, table.seat, folder)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     return path
