@@ -463,38 +463,30 @@ def test_help_at_the_burial_and_a_card_by_card_lead_in_a_terminal(tmp_path):
     assert child.exitstatus == 0 and "Traceback" not in child.before
 
 
-def _piped_play(tmp_path, *args, **env):
-    return subprocess.run(
-        [FASTSHENG, "play", "--seed", "5", *args],
-        input="auto\n",
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=dict(os.environ, **env),
-        timeout=120,
-    )
-
-
-def test_a_hand_finished_where_it_cannot_be_written_is_saved_elsewhere(tmp_path):
+def test_a_hand_finished_where_it_cannot_be_written_is_saved_elsewhere(tmp_path, monkeypatch):
     """`plays` cannot be made (a file of that name: as for a folder without write access) and
-    `--out` a path under a file: the hand goes to the temporary folder, and says so. ~4 s."""
+    `--out` a path under a file: the hand goes to the temporary folder, and says so."""
+    import tempfile
+
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "plays").write_text("not a folder")
     spare = tmp_path / "tmp"
     spare.mkdir()
-    for args in ((), ("--out", str(tmp_path / "plays" / "h.json"))):
-        proc = _piped_play(tmp_path, *args, TMPDIR=str(spare))
-        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))
+    rules = get_rules("standard")
+    for out in (None, tmp_path / "plays" / "h.json"):
+        shown = io.StringIO()
+        assert play_command(rules, seed=5, out=out, stdin=io.StringIO("auto\n"), stdout=shown) == 0
+        text = shown.getvalue()
         assert re.search(
-            r"warning: cannot write .*plays.*; saving in .*fastsheng-plays", proc.stdout
+            r"warning: cannot write \S*plays\S* \(.*\); saving in \S*fastsheng-plays", text
         )
-        path = Path(re.search(r"saved (\S+\.json)", proc.stdout).group(1))
-        assert path.parent == spare / "fastsheng-plays"
-        assert load_saved(path)["seed"] == 5
+        path = Path(re.search(r"saved (\S+\.json)", text).group(1))
+        assert path.parent == spare / "fastsheng-plays" and load_saved(path)["seed"] == 5
     assert len(list((spare / "fastsheng-plays").glob("*.json"))) == 2
     # --out a folder: the hand is saved in it under its usual name
-    proc = _piped_play(tmp_path, "--out", str(spare))
-    assert proc.returncode == 0 and (spare / "super-s5-h0-seat0.json").exists() is False
-    assert (spare / "standard-s5-h0-seat0.json").exists(), proc.stdout
+    assert play_command(rules, seed=5, out=spare, stdin=io.StringIO("auto\n"), stdout=shown) == 0
+    assert (spare / "standard-s5-h0-seat0.json").exists()
 
 
 def test_a_superscript_digit_at_the_call_prompt_is_not_a_call_number():
