@@ -148,8 +148,8 @@ DIGESTS = {
         "tournament": "fbaafd7b00cbd3d486998fd7f93aadff40ff8aa7fc924448908ea777c28a407e",
     },
     SMALL: {
-        "standard": "a8dcb6bcfb0ece4b13662653655ab34d635aea6442a82959892e717679d90931",
-        "tournament": "c7180ee1c99cef9ff7f12bd69e8d8a62afff66a64413faa86e9eb2dbf04697fb",
+        "standard": "1a641a7fa0e1139eddf6af718bd812c3c3dd40be4706f0043935aa55067e545a",
+        "tournament": "19ebeb4af507c4b13d62e2fc5f12e5aece0a79729ee5d4d7e38774a1451f4e7a",
     },
 }
 
