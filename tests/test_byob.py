@@ -154,14 +154,26 @@ def test_the_ladder_passes_a_bot_object_through_the_resolver(tmp_path):
     assert {row["x"], row["y"]} == {"expert", NAME} and row["deals"] == 12
 
 
-def test_bot_action_says_how_a_python_bot_object_acts():
+def test_bot_action_asks_a_python_bot_object_too():
+    """A bot object is accepted where bot_action takes a name (in process): its act gets the
+    seat's observation and the current offer; a class or a non-bot is one line."""
     g = fs.Game("standard", seed=1)
-    for given in (LowCards(), LowCards, [1]):
-        with pytest.raises(ValueError, match=r"a Python bot acts itself: g\.apply\(bot\.act"):
+    for given in (LowCards, [1]):
+        with pytest.raises(ValueError, match=r"bot name or a bot object with an act method"):
             g.bot_action(given)
     mine = LowCards()
     mine.reset(g.to_act, g.rules, random.Random(0))
-    g.apply(mine.act(g.observation(g.to_act), g.legal_actions()))  # as the message says
+    twin = g.clone()
+    expected = mine.act(twin.observation(twin.to_act), twin.legal_actions())
+    mine.reset(g.to_act, g.rules, random.Random(0))
+    answer = g.bot_action(mine)
+    assert answer == expected
+    g.apply(answer)
+    while g.phase != "done":  # the whole hand, every decision the object's
+        seat = g.to_act
+        mine.reset(seat, g.rules, random.Random(seat))
+        g.apply(g.bot_action(mine))
+    assert g.result()["defenders_total"] >= 0
 
 
 def test_play_takes_two_teams_too():

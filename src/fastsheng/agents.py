@@ -28,8 +28,9 @@ __all__ = ["Bot", "BuiltinBot", "RandomBot", "bot", "load_bot", "is_python_bot"]
 class Bot(Protocol):
     """What a seat's player provides. `act` gets only what its seat may know."""
 
-    def act(self, observation: Observation, legal_actions: list[Action]) -> Action | list[int]:
-        """Choose one of `legal_actions` (or give a whole play as card codes)."""
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action | list[int]:
+        """Choose one of `legal_actions` (a tuple: the current offer; or give a whole play as
+        card codes)."""
         ...
 
 

@@ -637,17 +637,22 @@ class Game:
             )
         return f"{format_cards([code])} is not available"
 
-    def bot_action(self, name: str = "expert") -> Action:
+    def bot_action(self, name: Any = "expert") -> Action | Sequence[int]:
         """The Action the built-in bot `name` takes for the seat to act, drawing from this game's
-        own bot stream exactly as the simulator would (ask once per decision)."""
+        own bot stream exactly as the simulator would (ask once per decision). A Python bot
+        object is asked too: its ``act`` gets the seat's observation and the current offer (its
+        state, and its ``reset``, are the caller's), and its answer is returned for ``apply``,
+        which checks it."""
         kind = self._core.pending[0]
         if kind is None:
             raise IllegalPlay("the hand is over")
-        if not isinstance(name, str):  # a Python bot object keeps its own state: it acts itself
-            raise ValueError(
-                f"bot_action asks a built-in C bot; a Python bot acts itself: "
-                f"g.apply(bot.act(g.observation(g.to_act), g.legal_actions())), not {name!r}"
-            )
+        if not isinstance(name, str):
+            if isinstance(name, type) or not callable(getattr(name, "act", None)):
+                raise ValueError(
+                    "bot_action takes a bot name or a bot object with an act method (an "
+                    f"instance: its state is yours, e.g. bot_action(MyBot())), not {name!r}"
+                )
+            return name.act(self.observation(self.to_act), self.legal_actions())
         bot = _C_BOTS.get(name)
         if bot is None:  # resolve once per name: this runs at every decision
             resolved = resolve_bot(name)
