@@ -271,11 +271,12 @@ def _position_game() -> Game:
 
 def _throw_game() -> Game:
     """A throw that stood (seat 1's QH JH: nobody else may hold a higher heart) and a failed
-    one whose other cards went back to the thrower (seat 1's KD QD 4D), in the trick in
-    progress; seat 0, the dealer, looks."""
+    one whose other card went back to the thrower (seat 1's QD 4D: seat 2's AD beats QD), in
+    the trick in progress; seat 0, the dealer, looks. (Every hand the same size: a position
+    that is a deal.)"""
     hands = [
         parse_cards("3C 10H 3H 6D 7D 4S"),
-        parse_cards("AC QH JH KD QD 4D AH"),
+        parse_cards("AC QH JH QD 4D AH"),
         parse_cards("4C 6H 7H AD 8D 6S"),
         parse_cards("5C 8H 9H 9D 10D 8S"),
     ]
@@ -283,7 +284,7 @@ def _throw_game() -> Game:
     tricks = [
         [parse_cards("3C"), parse_cards("AC"), parse_cards("4C"), parse_cards("5C")],
         [parse_cards("QH JH"), parse_cards("6H 7H"), parse_cards("8H 9H"), parse_cards("10H 3H")],
-        [parse_cards("KD QD 4D"), parse_cards("8D"), parse_cards("9D")],
+        [parse_cards("QD 4D"), parse_cards("8D"), parse_cards("9D")],
     ]
     return Game.from_position("standard", "2", "S", 0, hands, kitty, tricks)
 
@@ -294,8 +295,8 @@ def _tractor_game() -> Game:
     a tractor it had to play); seat 2 answered with singles, seat 3 showed out."""
     hands = [
         parse_cards("AH AH KH KH 3C 4S"),
-        parse_cards("5H 5H 9H 9H 4D 8H 6D"),
-        parse_cards("6H 7H 10H JH QC 8H 7D"),
+        parse_cards("5H 5H 9H 9H 4D 8H"),
+        parse_cards("6H 7H 10H JH QC 8H"),
         parse_cards("QH JH 8D 9D 9C 10D"),
     ]
     kitty = parse_cards("JD JD QC KC KC 4H 3H 3H")
@@ -377,10 +378,10 @@ def test_the_constraints_of_the_positions_bind():
         assert w.hand(1).count(parse_cards("8H")[0]) == 1  # the other 8H: seat 2 (no pair)
     t = _throw_game()
     o = t.observation(0)
-    assert o.lead_failed and len(o.lead_attempt) == 3 and len(o.current_trick[0][1]) == 1
+    assert o.lead_failed and len(o.lead_attempt) == 2 and len(o.current_trick[0][1]) == 1
     for w in (t.sample_world(0, k) for k in range(200)):
-        # the taken-back diamonds and the heart above the throw that stood stay with seat 1
-        assert Counter(parse_cards("KD QD AH")) <= Counter(w.hand(1)), w.hand(1)
+        # the taken-back diamond and the heart above the throw that stood stay with seat 1
+        assert Counter(parse_cards("QD AH")) <= Counter(w.hand(1)), w.hand(1)
 
 
 # ---------------------------------------------------------------------------------------------

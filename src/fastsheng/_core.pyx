@@ -528,6 +528,14 @@ def _trump_index(trump):
     raise ValueError(f"unknown trump {trump!r}; expected S, H, C, D or None (no trump)")
 
 
+cdef inline int _card_code(int code) except -1:
+    """A card code as an index of the context's tables; a code outside 0..53 is a ValueError
+    (it read past the tables, e.g. effective_suit(100) answered 6)."""
+    if code < 0 or code >= NCODES:
+        raise ValueError(f"code must be a card code 0..{NCODES - 1}, not {code}")
+    return code
+
+
 cdef class Context:
     """The play rules of one hand: rules, level rank and trump suit (None = no trump).
 
@@ -556,14 +564,14 @@ cdef class Context:
     # --- card facts -------------------------------------------------------------------------
     def effective_suit(self, int code):
         """0..3 for a side suit S, H, C, D; 4 for trump."""
-        return self.c.eff[code]
+        return self.c.eff[_card_code(code)]
 
     def is_trump(self, int code):
-        return self.c.eff[code] == TRUMP
+        return self.c.eff[_card_code(code)] == TRUMP
 
     def key(self, int code):
         """Order key of a card inside its effective suit (docs/rules.md §2)."""
-        return self.c.key[code]
+        return self.c.key[_card_code(code)]
 
     # --- combinations -----------------------------------------------------------------------
     def units(self, cards):

@@ -189,6 +189,13 @@ def _check_deal(hands: list[list[int]], kitty: list[int]) -> None:
             )
 
 
+def _seat(seat: Any) -> int:
+    """A seat argument, 0..3 (``Game.hand(-1)`` answered with a hand)."""
+    if isinstance(seat, bool) or not (isinstance(seat, int | np.integer) and 0 <= seat < 4):
+        raise ValueError(f"seat must be 0..3, not {seat!r}")
+    return int(seat)
+
+
 class Game:
     """A hand of 双升 stepped from Python. ``Game(rules, seed, hand_id, level)`` deals exactly
     hand `hand_id` of ``simulate_hands(rules, bots, seed, ...)`` (same `batch_size`, `level` and
@@ -353,7 +360,7 @@ class Game:
 
     def hand(self, seat: int) -> list[int]:
         """The cards `seat` holds (all seats: for analysis; bots get ``observation``)."""
-        return self._core.hand(seat)
+        return self._core.hand(_seat(seat))
 
     def clone(self) -> Game:
         """An independent copy (a C struct copy)."""
@@ -708,8 +715,7 @@ class Game:
 
     def observation(self, seat: int) -> Observation:
         """What `seat` may know now (a frozen dataclass; ``.to_tensor()`` for learning)."""
-        if not (isinstance(seat, (int, np.integer)) and 0 <= seat < 4):
-            raise ValueError(f"seat must be 0..3, not {seat!r}")
+        seat = _seat(seat)
         (
             phase,
             decision,
@@ -792,8 +798,7 @@ class Game:
         sealed public state alone (as ``observation(seat).sample_world``): its trace, result and
         every answer come from its own cards. `rng`: a random.Random, a numpy Generator or
         RandomState, an int seed or None."""
-        if not (isinstance(seat, (int, np.integer)) and 0 <= seat < 4):
-            raise ValueError(f"seat must be 0..3, not {seat!r}")
+        seat = _seat(seat)
         picked = self._picked if seat == self.to_act else []
         return world_from_public(
             self._core.public_state(int(seat)),
