@@ -169,3 +169,19 @@ def test_plays_built_card_by_card_are_legal(preset):
         for t in g.observation(0).tricks:
             assert len({len(p) for p in t.plays}) == 1  # every follow as long as the lead
     assert card_by_card > 50
+
+
+def test_the_named_tensor_offsets_tile_the_shape():
+    """The tensor's named planes and scalar slots follow each other without gap or overlap and
+    fill the shape (issue 18: offsets as names, not bare numbers)."""
+    for layout, end in ((obs_mod.PLANE_LAYOUT, obs_mod.N_PLANES), (obs_mod.SCALAR_LAYOUT, None)):
+        at = 0
+        for name, first, width in layout:
+            assert first == at, (name, first, at)
+            at += width
+        if end is not None:
+            assert at == end
+        assert at <= obs_mod.TENSOR_SHAPE[1]
+    assert obs_mod.TENSOR_SHAPE == (obs_mod.N_PLANES + 1, 54)
+    g = Game("standard", seed=3)
+    assert g.observation(0).to_tensor().shape == obs_mod.TENSOR_SHAPE

@@ -145,6 +145,33 @@ SC_VOIDS = 20  # 4 x 5 bits
 SC_LEAD_FAILED = 40
 SC_BARRED = 41  # 4, relative seats barred from winning the trick in progress by trumping
 TENSOR_SHAPE = (N_PLANES + 1, 54)
+#: (name, first plane, planes): the planes in order; a test checks they tile 0..N_PLANES
+PLANE_LAYOUT = (
+    ("hand", PLANE_HAND, 1),
+    ("played", PLANE_PLAYED, 4),
+    ("trick", PLANE_TRICK, 4),
+    ("kitty", PLANE_KITTY, 1),
+    ("shown", PLANE_SHOWN, 4),
+    ("trump", PLANE_TRUMP, 1),
+    ("points", PLANE_POINTS, 1),
+    ("picked", PLANE_PICKED, 1),
+    ("attempt", PLANE_ATTEMPT, 1),
+    ("nopairs", PLANE_NOPAIRS, 1),
+    ("reserved", PLANE_RESERVED, 1),
+)
+#: (name, first slot, slots) of the scalar plane (the last one), in order
+SCALAR_LAYOUT = (
+    ("phase", SC_PHASE, 5),
+    ("decision", SC_DECISION, 4),
+    ("dealer", SC_DEALER, 4),
+    ("level", SC_LEVEL, 1),
+    ("points", SC_POINTS, 1),
+    ("tricks", SC_TRICKS, 1),
+    ("hand_sizes", SC_HAND_SIZES, 4),
+    ("voids", SC_VOIDS, 20),
+    ("lead_failed", SC_LEAD_FAILED, 1),
+    ("barred", SC_BARRED, 4),
+)
 _PHASES = ("declare", "bury", "chaodi", "play", "done")
 _DECISIONS = ("declare", "bury", "lead", "follow")
 _POINTS = np.zeros(54, np.float32)
