@@ -38,7 +38,7 @@ from fastsheng._game cimport (
 )
 from fastsheng._rng cimport rng_below, rng_split, rng_t
 from fastsheng._worlds cimport (
-    hist_parse, hist_t, kitty_known, public_scrub, world_deal, world_history,
+    hist_parse, hist_t, kitty_known, match_slots, public_scrub, world_deal, world_history,
 )
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 
@@ -292,37 +292,6 @@ cdef int sample_world_tries(const game_t* src, game_t* dst, int seat, rng_t* rng
                 where[j] = tmp
     write_world(src, dst, card, where, n, loc_seat, rng)
     return 0
-
-
-cdef bint kuhn(int c, const int* allowed, const int* slot, int nslot, int* slot_card,
-               int* visited) noexcept nogil:
-    cdef int s
-    for s in range(nslot):
-        if (allowed[c] >> slot[s]) & 1 and not visited[s]:
-            visited[s] = 1
-            if slot_card[s] < 0 or kuhn(slot_card[s], allowed, slot, nslot, slot_card, visited):
-                slot_card[s] = c
-                return True
-    return False
-
-
-cdef bint match_slots(int n, const int* allowed, const int* slot, int nslot,
-                      int* card_slot) noexcept nogil:
-    """A slot for every card within its allowed locations (Kuhn's augmenting paths)."""
-    cdef int slot_card[108]
-    cdef int visited[108]
-    cdef int c, s
-    for s in range(nslot):
-        slot_card[s] = -1
-    for c in range(n):
-        for s in range(nslot):
-            visited[s] = 0
-        if not kuhn(c, allowed, slot, nslot, slot_card, visited):
-            return False
-    for s in range(nslot):
-        if slot_card[s] >= 0:
-            card_slot[slot_card[s]] = s
-    return True
 
 
 cdef void write_world(const game_t* src, game_t* dst, const int* card, const int* loc, int n,

@@ -49,3 +49,8 @@ cdef bint play_consistent(const game_t* g, const hand_t* hands, const hist_t* h)
 # no trace is read, so a run plays alike traced or not. Returns 1 when exactly uniform.
 cdef int world_from_game(const game_t* g, game_t* dst, int seat, rng_t* rng,
                          int max_tries) noexcept nogil
+# A slot for every one of n cards within its allowed places (bit `slot[s]` of `allowed[c]`),
+# by Kuhn's augmenting paths; the slot of each card in card_slot. Shared by the frozen search's
+# sampler (fastsheng._state).
+cdef bint match_slots(int n, const int* allowed, const int* slot, int nslot,
+                      int* card_slot) noexcept nogil
