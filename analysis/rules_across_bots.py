@@ -71,7 +71,14 @@ def lineups() -> list[str]:
     from fastsheng.ladder import resolve_bot_name
 
     names = [
-        v for w in WANTED for v in ([b for b in BOTS if "-v" in b] if w == "versions" else [w])
+        v
+        for w in WANTED
+        # the heuristic bots' frozen versions (a search's versions are searches, not steps)
+        for v in (
+            [b for b in BOTS if "-v" in b and not b.startswith("search")]
+            if w == "versions"
+            else [w]
+        )
     ]
     out, seen = [], set()
     for name in names:

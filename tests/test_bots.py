@@ -61,8 +61,11 @@ def test_stronger_bot_gains_levels(x, y):
 @pytest.mark.parametrize("preset", list_presets())
 def test_every_bot_plays_legally_under_every_preset(preset):
     # check=True verifies every follow and trick winner with the core; an illegal play raises
-    # every version, frozen ones included; search with few worlds (its playouts are the others)
-    versions = sorted({resolve_bot("search:k=2,cands=4" if b == "search" else b) for b in BOTS})
+    # every version, frozen ones included; every search with few worlds (its playouts are the
+    # others)
+    versions = sorted(
+        {resolve_bot(f"{b}:k=2,cands=4" if b.startswith("search") else b) for b in BOTS}
+    )
     lineups = [(v, "basic-v1", v, "expert") for v in versions]
     for bots in (
         *lineups,
