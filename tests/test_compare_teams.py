@@ -131,3 +131,16 @@ def test_compare_of_a_python_bot_picks_one_small_batch_size_for_both_runs(tmp_pa
     sizes = {load_run(p).manifest["batch_size"] for p in (tmp_path / "c" / "runs").iterdir()}
     assert sizes == {1_000}  # PYTHON_BATCH_SIZE, for every run of the compare: the deals pair
     assert rep.meta["deal_check"]["same_share"] == 1.0
+
+
+def test_a_bad_rules_set_is_refused_before_anything_is_played(tmp_path, capsys):
+    """compare --rules standard --rules nosuch used to play standard first, then fail."""
+    from fastsheng.cli import main
+
+    out = tmp_path / "c"
+    code = main(
+        ["compare", "--rules", "standard", "--rules", "nosuch", "-n", "5", "--out", str(out)]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "unknown preset 'nosuch'" in err[0]
+    assert not (out / "runs").exists()

@@ -89,6 +89,10 @@ def compare_command(
     else:
         rules = list(rules) or []
         bots = list(bots) or []
+        from fastsheng.rules import rules_from_spec
+
+        for spec in rules:  # a bad rules set is refused before the other variant is played
+            rules_from_spec(spec)
         if len(rules) == 2 and len(bots) <= 1:
             variants = [(r, bots[0] if bots else None) for r in rules]
             labels = list(rules)
