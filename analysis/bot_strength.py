@@ -10,7 +10,7 @@ the mean over deals gets a Student t 95% interval, and so does the share of hand
 team goes up (0.5 = even). The deal and the bots draw from separate random streams, so both
 seatings see exactly the same cards whatever the bots (the report's deal check confirms it).
 
-Run: python analysis/bot_strength.py [N]   (every pair of fastsheng.hands.BOTS, N hands each,
+Run: python analysis/bot_strength.py [N]   (every pair of fastsheng.engine.hands.BOTS, N hands each,
                                              default 5,000)
 """
 
@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fastsheng import stats
-from fastsheng.report import canonical_hands, simulate_run
+from fastsheng.studies import stats
+from fastsheng.studies.report import canonical_hands, simulate_run
 
 
 def team0_net(run: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None, batch_fn=None, bots: list[str] | None = 
     n = int(float(argv[0])) if argv else 5_000
     where = Path(argv[1]) if len(argv) > 1 else Path("runs/analysis-bots")
     if bots is None:
-        from fastsheng.hands import BOTS
+        from fastsheng.engine.hands import BOTS
 
         bots = list(BOTS)
     rows = [

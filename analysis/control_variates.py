@@ -24,11 +24,11 @@ from pathlib import Path
 import pandas as pd
 
 import fastsheng as fs
-from fastsheng.report.columns import canonical_hands
-from fastsheng.report.metrics import METRICS
-from fastsheng.report.runs import load_run
 from fastsheng.studies import controls
 from fastsheng.studies.effects import DEFAULT_METRICS, values
+from fastsheng.studies.report.columns import canonical_hands
+from fastsheng.studies.report.metrics import METRICS
+from fastsheng.studies.report.runs import load_run
 
 
 def main(argv: list[str] | None = None, workers=None) -> pd.DataFrame:

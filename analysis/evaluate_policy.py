@@ -10,12 +10,12 @@ cancels the luck of the cards and the seat; the mean over deals gets a Student t
 as does the share of hands your team wins. A pure function of (policy, rules, seed, N).
 
 Your bot is any object or class with ``act(observation, legal_actions)`` and optionally
-``reset(seat, rules, rng)`` (fastsheng.agents.Bot); replace ``HighLowBot`` below, or call
+``reset(seat, rules, rng)`` (fastsheng.engine.agents.Bot); replace ``HighLowBot`` below, or call
 ``fastsheng.evaluate(MyBot, n=..., rules=..., seed=...)``. The same class runs in
 ``fastsheng sim/compare --bots mypkg.mod:HighLowBot``.
 
 Run: python analysis/evaluate_policy.py [N] [RULES] [random]   (default 200 deals, standard;
-     "random" evaluates fastsheng.agents.RandomBot instead of HighLowBot)
+     "random" evaluates fastsheng.engine.agents.RandomBot instead of HighLowBot)
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from __future__ import annotations
 import sys
 
 import fastsheng as fs
-from fastsheng.agents import RandomBot
 from fastsheng.cards import points_of, rank_of
-from fastsheng.evaluation import evaluation_text
+from fastsheng.engine.agents import RandomBot
+from fastsheng.studies.evaluation import evaluation_text
 
 
 # --- the policy: a 20-line heuristic bot -------------------------------------------------------

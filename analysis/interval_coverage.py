@@ -7,10 +7,10 @@ how often does each interval cover the true mean difference when a study has onl
 Method: one big paired comparison (40,000 deals, expert bots, seed 5) plays the population; its
 full-sample mean difference is the truth. From it, 1,000 samples of n hands are drawn with
 replacement; for each, the percentile bootstrap (2,000 replicates, what compare used before) and
-the paired Student t interval (what it uses now, fastsheng.stats.paired_diff) are computed, and
-the share of samples whose interval covers the truth is printed, with the share of samples that
-the skew check flags (fastsheng.stats.skew_check). Rare outcomes ("decided by the kitty": about
-1% of pairs differ) are where the bootstrap undercovers.
+the paired Student t interval (what it uses now, fastsheng.studies.stats.paired_diff) are computed,
+and the share of samples whose interval covers the truth is printed, with the share of samples that
+the skew check flags (fastsheng.studies.stats.skew_check). Rare outcomes ("decided by the kitty":
+about 1% of pairs differ) are where the bootstrap undercovers.
 
 Run: python analysis/interval_coverage.py     (about 20 s)
 """
@@ -23,17 +23,17 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from fastsheng import stats
-from fastsheng.report import canonical_hands
-from fastsheng.report.metrics import METRICS
 from fastsheng.rules import get_rules
+from fastsheng.studies import stats
+from fastsheng.studies.report import canonical_hands
+from fastsheng.studies.report.metrics import METRICS
 
 DEALS, SEED, SAMPLES = 40_000, 5, 1000
 KEYS = ("kitty_decides", "kitty_bonus", "dealer_gain", "defenders_total")
 
 
 def population(name: str) -> pd.DataFrame:
-    from fastsheng.hands import play_batch
+    from fastsheng.engine.hands import play_batch
 
     rules = get_rules(name)
     parts = [

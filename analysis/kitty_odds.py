@@ -4,8 +4,8 @@ Question: how often do the defenders capture the kitty (win the last trick), how
 and how does that depend on the kind of lead in the last trick and on the points the dealer buried?
 
 Method: one row per hand from RUN/hands/*.parquet (read with pandas). A capture is a Bernoulli
-outcome per hand, so each probability gets a Wilson 95% interval (fastsheng.stats.wilson); means
-get a Student t 95% interval. Hands are independent (each has its own shuffle), so no
+outcome per hand, so each probability gets a Wilson 95% interval (fastsheng.studies.stats.wilson);
+means get a Student t 95% interval. Hands are independent (each has its own shuffle), so no
 clustering is needed.
 
 Run: python analysis/kitty_odds.py RUN        (RUN: a folder written by `fastsheng sim`)
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from fastsheng import stats
-from fastsheng.report import canonical_hands
+from fastsheng.studies import stats
+from fastsheng.studies.report import canonical_hands
 
 
 def load_hands(run: Path) -> pd.DataFrame:
@@ -31,7 +31,7 @@ def load_hands(run: Path) -> pd.DataFrame:
 
 
 def simulate(out: Path, rules: str = "standard", n: int = 20_000, seed: int = 1) -> Path:
-    from fastsheng.report import simulate_run
+    from fastsheng.studies.report import simulate_run
 
     return simulate_run(out, rules=rules, bots=None, n=n, seed=seed)
 

@@ -19,8 +19,8 @@ import sys
 
 import numpy as np
 
-from fastsheng.bots import resolve_bot
-from fastsheng.hands import simulate_hands
+from fastsheng.engine.hands import simulate_hands
+from fastsheng.engine.registry import resolve_bot
 
 
 def team0_net(t) -> tuple[np.ndarray, np.ndarray]:

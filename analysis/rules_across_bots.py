@@ -37,9 +37,9 @@ import numpy as np
 import pandas as pd
 
 import fastsheng as fs
-from fastsheng import stats
-from fastsheng.report import metrics as fs_metrics
 from fastsheng.rules import get_rules
+from fastsheng.studies import stats
+from fastsheng.studies.report import metrics as fs_metrics
 
 SEED = 909
 STANDARD = get_rules("standard")
@@ -52,7 +52,7 @@ VARIANTS = {
     "no throw penalty": STANDARD.replace(throw_penalty="none", name="standard-no-penalty"),
 }
 COMPARISONS = [("standard", b) for b in VARIANTS if b != "standard"]
-# metric -> its key in the report's registry (fastsheng.report.metrics)
+# metric -> its key in the report's registry (fastsheng.studies.report.metrics)
 METRICS = {
     "dealer side wins": "dealer_won",
     "dealer side net levels": "signed_change",
@@ -67,8 +67,8 @@ SUBSAMPLE = {"search": 50}  # slow bots play n / 50 hands: the first ones, the s
 
 def lineups() -> list[str]:
     """The wanted bots that exist, once per bot that plays differently."""
-    from fastsheng.bots import BOTS
-    from fastsheng.ladder import resolve_bot_name
+    from fastsheng.engine.registry import BOTS
+    from fastsheng.studies.ladder import resolve_bot_name
 
     names = [
         v
@@ -93,7 +93,7 @@ def lineups() -> list[str]:
 
 
 def _resolved(name: str) -> str:
-    from fastsheng.ladder import resolve_bot_name
+    from fastsheng.studies.ladder import resolve_bot_name
 
     return resolve_bot_name(name)
 
@@ -101,8 +101,8 @@ def _resolved(name: str) -> str:
 def sweep_lineup(where: Path, bot: str, n: int, workers=None, batch_fn=None):
     """One sweep of the variants with ``bot`` at every seat (its runs reused when there):
     the sweep's report and, per variant, its per-hand metric values in hand_id order."""
-    from fastsheng.report.columns import canonical_hands
-    from fastsheng.report.runs import load_run
+    from fastsheng.studies.report.columns import canonical_hands
+    from fastsheng.studies.report.runs import load_run
 
     variants = [r for name, r in VARIANTS.items() if name != "standard"]
     out = where / bot

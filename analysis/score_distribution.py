@@ -4,7 +4,7 @@ Question: what does the defenders' total look like (mean, spread, quantiles), ho
 defenders reach 80 (they take over the deal) or 120 (they go up), and does no-trump change that?
 
 Method: one row per hand from RUN/hands/*.parquet (pandas). Mean: Student t 95% (stats.mean_t);
-quantiles: distribution-free order-statistic 95% intervals (fastsheng.stats.quantile_ci);
+quantiles: distribution-free order-statistic 95% intervals (fastsheng.studies.stats.quantile_ci);
 threshold probabilities: Wilson 95%. Writes a histogram PNG next to the run.
 
 Run: python analysis/score_distribution.py RUN   (or without RUN: simulates 20,000 hands)
@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fastsheng import stats
-from fastsheng.report import canonical_hands
+from fastsheng.studies import stats
+from fastsheng.studies.report import canonical_hands
 
 
 def summarize(x: np.ndarray) -> dict:
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     if argv:
         run = Path(argv[0])
     else:
-        from fastsheng.report import simulate_run
+        from fastsheng.studies.report import simulate_run
 
         run = simulate_run(
             Path("runs/analysis-scores"), rules="standard", bots=None, n=20_000, seed=1

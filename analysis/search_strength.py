@@ -5,9 +5,10 @@ Question: how much does `search` gain over the bot it plays out with, and at wha
 Method: each deal is played twice under the same rules (a deal's cards do not depend on the
 bots): X at seats 0/2 against Y at 1/3, then the seats swapped. Per deal, X's net levels =
 (levels X's team gains - levels Y's team gains) averaged over the two seatings
-(fastsheng.ladder.pair_outcome), which cancels the luck of the cards and any seat effect. The
-interval is the t interval over deals (fastsheng.stats.mean_t). Also printed: the seconds per
-hand, so the price of K is visible. These are the figures of docs/bots.md (section *search*).
+(fastsheng.studies.ladder.pair_outcome), which cancels the luck of the cards and any seat effect.
+The interval is the t interval over deals (fastsheng.studies.stats.mean_t). Also printed: the
+seconds per hand, so the price of K is visible. These are the figures of docs/bots.md (section
+*search*).
 
 Run: python analysis/search_strength.py [X] [Y] [N] [RULES] [SEED]
      (default: search:k=32,cands=8 expert-v1 400 standard 2024)
@@ -18,10 +19,10 @@ from __future__ import annotations
 import sys
 import time
 
-from fastsheng import stats
-from fastsheng.bots import resolve_bot, split_bots
-from fastsheng.hands import simulate_hands
-from fastsheng.ladder import pair_outcome
+from fastsheng.engine.hands import simulate_hands
+from fastsheng.engine.registry import resolve_bot, split_bots
+from fastsheng.studies import stats
+from fastsheng.studies.ladder import pair_outcome
 
 
 def paired(x: str, y: str, n: int, seed: int = 2024, rules: str = "standard"):

@@ -5,8 +5,8 @@ confirming a deviation on fresh worlds), does search-v2 stay as strong as today'
 and at what share of its CPU time?
 
 Method: every variant and search:k=32 play the same N deals against expert-v3, each deal twice
-with the seats swapped (fastsheng.ladder.pair_outcome gives each deal's net levels per hand).
-Per deal, the variant's net minus search:k=32's on that same deal is the paired difference of
+with the seats swapped (fastsheng.studies.ladder.pair_outcome gives each deal's net levels per
+hand). Per deal, the variant's net minus search:k=32's on that same deal is the paired difference of
 the table (mean, 95% normal interval over deals); the cost ratio is search:k=32's CPU seconds
 per hand divided by the variant's, both measured in this process. The variants are set with
 fastsheng._search._v2_tune (screening only; the published search-v2 is the first row's
@@ -24,8 +24,8 @@ import time
 import numpy as np
 
 from fastsheng import _search
-from fastsheng.hands import simulate_hands
-from fastsheng.ladder import pair_outcome
+from fastsheng.engine.hands import simulate_hands
+from fastsheng.studies.ladder import pair_outcome
 
 BASE = "expert-v3"
 OLD = "search:k=32"

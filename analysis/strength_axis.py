@@ -9,13 +9,13 @@ does each figure move, and has it stopped moving by the strongest bot?
 Method: every bot plays all four seats on the same deals (one seed, one batch size, random
 levels: hand i is dealt the same cards in every run, whatever the bots or rules). The search
 bots play only the first deals (they are thousands of times slower; DEALS gives the sizes). Per
-bot: each figure with its 95% interval (`fastsheng.realism` for the panel's shares and means:
-Wilson, Student t; `fastsheng.stats.quantile_ci` for the quantiles). Then, paired over the deals
-both played, each bot's difference from the strongest bot (`stats.paired_diff`, the t interval
-of the per-deal differences; for a quantile, a paired bootstrap over deals), and the last step
-(the second strongest against the strongest). The balance figure is the dealer side's net levels
-per hand under `standard` minus under `super`, over the same deals; its difference between two
-bots is a paired difference of differences.
+bot: each figure with its 95% interval (`fastsheng.studies.realism` for the panel's shares and
+means: Wilson, Student t; `fastsheng.studies.stats.quantile_ci` for the quantiles). Then, paired
+over the deals both played, each bot's difference from the strongest bot (`stats.paired_diff`, the
+t interval of the per-deal differences; for a quantile, a paired bootstrap over deals), and the
+last step (the second strongest against the strongest). The balance figure is the dealer side's net
+levels per hand under `standard` minus under `super`, over the same deals; its difference between
+two bots is a paired difference of differences.
 
 Verdict per figure: "still moving" when the last step's interval excludes 0; otherwise "no move
 detected in the last step", with the interval that bounds the move.
@@ -33,9 +33,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fastsheng import stats
-from fastsheng.realism import kitty_flips_side
 from fastsheng.rules import get_rules
+from fastsheng.studies import stats
+from fastsheng.studies.realism import kitty_flips_side
 
 SEED = 2026
 BATCH = 50  # small batches: an unfinished search run still gives its first deals
@@ -89,7 +89,7 @@ def run_path(where: Path, bot: str, variant: str) -> Path:
 
 def play(where: Path, bot: str, variant: str, n: int, workers: int = 0) -> None:
     """One run, resumed when it is already there (standard runs keep the tricks table)."""
-    from fastsheng.runner import RunSpec, run
+    from fastsheng.sim.runner import RunSpec, run
 
     spec = RunSpec(
         rules=get_rules(variant),
@@ -106,8 +106,8 @@ def play(where: Path, bot: str, variant: str, n: int, workers: int = 0) -> None:
 
 def load(where: Path, bot: str, variant: str) -> tuple[pd.DataFrame, str] | None:
     """The hands of a run (what finished of it, by hand_id) and the bots run.json records."""
-    from fastsheng.dataset import DatasetError
-    from fastsheng.report.runs import load_run
+    from fastsheng.sim.dataset import DatasetError
+    from fastsheng.studies.report.runs import load_run
 
     path = run_path(where, bot, variant)
     if not (path / "run.json").is_file():
@@ -260,7 +260,7 @@ def each_step(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> s
 
 
 def _fmt(v, lo, hi, unit) -> str:
-    from fastsheng.numfmt import fmt_interval
+    from fastsheng.studies.numfmt import fmt_interval
 
     if not np.isfinite(v):
         return "n/a"
@@ -269,7 +269,7 @@ def _fmt(v, lo, hi, unit) -> str:
 
 def _fmt_diff(v, lo, hi, unit) -> str:
     """A difference: of shares in percentage points."""
-    from fastsheng.numfmt import fmt_interval
+    from fastsheng.studies.numfmt import fmt_interval
 
     if not np.isfinite(v):
         return "n/a"

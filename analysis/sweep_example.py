@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 import fastsheng as fs
-from fastsheng.report import display_frame
+from fastsheng.studies.report import display_frame
 
 SHOWN = ("variant", "mean_variant", "diff", "diff_lo", "diff_hi", "p_holm")
 

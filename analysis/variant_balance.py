@@ -31,10 +31,9 @@ from pathlib import Path
 import pandas as pd
 
 import fastsheng as fs
-from fastsheng import stats
-from fastsheng.numfmt import fmt_p
-from fastsheng.report import deal_check, load_run
-from fastsheng.studies import paired_effects
+from fastsheng.studies import paired_effects, stats
+from fastsheng.studies.numfmt import fmt_p
+from fastsheng.studies.report import deal_check, load_run
 
 METRICS = {
     "dealer side wins the hand": "dealer_won",

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from fastsheng.bots import resolve_bot
-from fastsheng.hands import profile_batch
+from fastsheng.engine.hands import profile_batch
+from fastsheng.engine.registry import resolve_bot
 
 N = 10_000
 

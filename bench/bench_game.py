@@ -2,12 +2,12 @@
 
 (a) the built-in bots through the step API (``g.apply(g.bot_action(bot))`` until the hand is
     done) >= 5% of ``simulate_hands``' hands/s with the same bots, for random, basic and expert;
-(b) a Python random bot at four seats (``fastsheng.agents.RandomBot`` through ``act(observation,
-    legal_actions)``, as ``simulate_hands(..., "py-random")`` plays it) >= 500 hands/s on one
-    core. That hand is Python work, so it is gated against a fixed pure-Python workload timed in
-    the same run (the machines are shared and their speed varies with the load): 500 hands/s
-    is ``TARGET_RATIO`` of that workload's rate on this project's VM. The absolute figure is
-    printed and goes to extra_info.
+(b) a Python random bot at four seats (``fastsheng.engine.agents.RandomBot`` through
+    ``act(observation, legal_actions)``, as ``simulate_hands(..., "py-random")`` plays it) >= 500
+    hands/s on one core. That hand is Python work, so it is gated against a fixed pure-Python
+    workload timed in the same run (the machines are shared and their speed varies with the load):
+    500 hands/s is ``TARGET_RATIO`` of that workload's rate on this project's VM. The absolute
+    figure is printed and goes to extra_info.
 
 Rates are per second of CPU time (one core), each side timed several times, interleaved with the
 other, the best of each used.
@@ -21,8 +21,8 @@ import time
 
 import pytest
 
-from fastsheng.game import Game
-from fastsheng.hands import simulate_hands
+from fastsheng.engine.game import Game
+from fastsheng.engine.hands import simulate_hands
 
 FULL = bool(os.environ.get("FASTSHENG_BENCH_FULL"))
 SLACK = 1.0 if FULL else 0.5
@@ -154,10 +154,10 @@ def _env_steps(make, hands: int) -> int:
 
 
 def test_env_steps_per_second(benchmark):
-    """fastsheng.env's speed with random masked actions, printed (no target in the issue):
+    """fastsheng.apps.env's speed with random masked actions, printed (no target in the issue):
     ``env()`` with PettingZoo's checking wrappers and ``raw_env()`` without."""
     pytest.importorskip("pettingzoo")
-    from fastsheng.env import env, raw_env
+    from fastsheng.apps.env import env, raw_env
 
     rates = {}
     for name, make in (("env", env), ("raw_env", raw_env)):

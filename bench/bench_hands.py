@@ -14,7 +14,7 @@ import os
 
 import pytest
 
-from fastsheng.hands import play_batch, profile_batch
+from fastsheng.engine.hands import play_batch, profile_batch
 from fastsheng.rules import list_presets
 
 FULL = bool(os.environ.get("FASTSHENG_BENCH_FULL"))

@@ -12,7 +12,7 @@ and searching is far slower than the base bot it plays out with.
 
 from __future__ import annotations
 
-from fastsheng.hands import profile_batch
+from fastsheng.engine.hands import profile_batch
 
 HANDS = {8: 16, 32: 4, 128: 2}  # hands per measurement: about the same work for every K
 # search-v2 against search:k=32: about 2.5-3x measured; target (a) of issue 14 asks 10x (not met)

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("fastsheng.hands")
+pytest.importorskip("fastsheng.engine.hands")
 
-from fastsheng import runner  # noqa: E402
 from fastsheng.rules import get_rules  # noqa: E402
+from fastsheng.sim import runner  # noqa: E402
 
 BATCH = 4000
 # The gate catches serialised work (a parent-bound pool or one lost worker measures x1.0-1.3).
@@ -190,7 +190,7 @@ def test_sim_one_million_hands_wall_time(tmp_path):
         [
             sys.executable,
             "-m",
-            "fastsheng.cli",
+            "fastsheng.apps.cli",
             "sim",
             "-n",
             "1e6",

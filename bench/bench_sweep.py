@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import fastsheng as fs
-from fastsheng.report import compare_command
+from fastsheng.studies.report import compare_command
 
 VARIANTS = [
     "kitty_multiplier=linear",

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import fastsheng as fs
-from fastsheng.agents import Bot, RandomBot, bot, load_bot
+from fastsheng.engine.agents import Bot, RandomBot, bot, load_bot
+from fastsheng.engine.hands import play_batch, simulate_hands, simulate_matches
 from fastsheng.errors import BotError
-from fastsheng.hands import play_batch, simulate_hands, simulate_matches
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -79,7 +79,7 @@ def test_builtin_bot_as_python_bot_plays_legally():
 def _cli(*args, cwd):
     env = {**os.environ, "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     return subprocess.run(
-        [sys.executable, "-m", "fastsheng.cli", *args],
+        [sys.executable, "-m", "fastsheng.apps.cli", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -162,7 +162,7 @@ def test_run_json_records_the_bot_stream_and_old_runs_resume_with_theirs(tmp_pat
     and replays with the per-batch stream it was made with."""
     import json
 
-    from fastsheng.runner import RunSpec
+    from fastsheng.sim.runner import RunSpec
 
     spec = RunSpec(
         rules=fs.get_rules("standard"), bots=("random",) * 4, seed=1, n=10, batch_size=10

@@ -13,8 +13,8 @@ import json
 
 import pytest
 
-from fastsheng import bots as B
-from fastsheng.hands import simulate_hands
+from fastsheng.engine import registry as B
+from fastsheng.engine.hands import simulate_hands
 from fastsheng.rules import list_presets
 
 # SHA-256 of the play columns (all but `bots` and the deal-description columns below) of the hands

@@ -1,11 +1,12 @@
-"""The C bots are a table (fastsheng/_bots.pyx): one row per bot index of fastsheng.bots, four
-decision functions and the plan they read. A row left unset would crash the game loop (a call
-through a null pointer), and two names with the same row would be one bot under two names."""
+"""The C bots are a table (fastsheng/_bots.pyx): one row per bot index of
+fastsheng.engine.registry, four decision functions and the plan they read. A row left unset would
+crash the game loop (a call through a null pointer), and two names with the same row would be one
+bot under two names."""
 
 from __future__ import annotations
 
 from fastsheng import _bots
-from fastsheng.bots import BOT_INDEX
+from fastsheng.engine.registry import BOT_INDEX
 
 DECISIONS = ("lead", "follow", "bury", "declare")
 EXPERTS = ("expert-v1", "expert-v2", "expert-v3", "expert-v4")
@@ -35,7 +36,7 @@ def test_the_expert_versions_share_their_decisions_and_differ_by_plan():
 def test_an_id_outside_the_table_plays_basic():
     """A bot id past the table (or negative) plays basic-v1, as the if-chains the table replaced
     did, instead of reading past the table's end."""
-    from fastsheng.game import Game
+    from fastsheng.engine.game import Game
 
     basic = BOT_INDEX["basic-v1"]
     g = Game("standard", seed=5, hand_id=1, level="random")

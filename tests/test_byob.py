@@ -11,9 +11,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import fastsheng as fs
-from fastsheng import runner
-from fastsheng.bots import BotRef, resolve_bots
-from fastsheng.hands import simulate_hands, simulate_matches
+from fastsheng.engine.hands import simulate_hands, simulate_matches
+from fastsheng.engine.registry import BotRef, resolve_bots
+from fastsheng.sim import runner
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -72,7 +72,7 @@ def test_two_bots_are_the_teams_everywhere():
 
 
 def test_sim_cli_takes_two_teams(tmp_path):
-    from fastsheng.cli import main
+    from fastsheng.apps.cli import main
 
     out = tmp_path / "r"
     code = main(
@@ -131,7 +131,7 @@ def test_botref_is_a_string_that_keeps_its_name_through_pickling():
 
 
 def test_compare_takes_bot_objects_and_gives_their_team_view(tmp_path):
-    from fastsheng.report import compare_command
+    from fastsheng.studies.report import compare_command
 
     rep = compare_command(
         bots=[[LowCards(), "expert"], "expert"],
@@ -146,7 +146,7 @@ def test_compare_takes_bot_objects_and_gives_their_team_view(tmp_path):
 
 
 def test_the_ladder_passes_a_bot_object_through_the_resolver(tmp_path):
-    from fastsheng.ladder import LadderSpec, play_ladder
+    from fastsheng.studies.ladder import LadderSpec, play_ladder
 
     spec = LadderSpec((LowCards, "expert"), 12, 1, fs.get_rules("standard"))
     lad = play_ladder(spec, tmp_path / "lad", workers=0, n_boot=10)
@@ -177,6 +177,6 @@ def test_bot_action_asks_a_python_bot_object_too():
 
 
 def test_play_takes_two_teams_too():
-    from fastsheng.play import _bot_names
+    from fastsheng.apps.terminal import _bot_names
 
     assert _bot_names("expert,basic", 0) == ["expert-v4", "basic-v1"] * 2

@@ -16,8 +16,9 @@ from test_runner import fake_batch
 
 import fastsheng
 import fastsheng.rules
-from fastsheng import cli, runner
-from fastsheng.bots import resolve_bot
+from fastsheng.apps import cli
+from fastsheng.engine.registry import resolve_bot
+from fastsheng.sim import runner
 
 TESTS = Path(__file__).resolve().parent
 PACKAGE_ROOT = Path(fastsheng.__file__).resolve().parents[1]
@@ -85,7 +86,7 @@ def test_parse_count_refuses_huge_numbers_without_building_them():
 
 
 def test_batch_counts_are_integer_arithmetic():
-    from fastsheng.limits import n_batches
+    from fastsheng.sim.limits import n_batches
 
     # a float ceil(1e17 / 3) is 33333333333333332: two batches short
     assert n_batches(10**17, 3) == 33_333_333_333_333_334
@@ -695,7 +696,7 @@ def test_a_second_sim_on_the_same_folder_is_refused_until_the_first_is_gone(tmp_
 
 @pytest.fixture
 def real_engine():
-    return pytest.importorskip("fastsheng.hands")
+    return pytest.importorskip("fastsheng.engine.hands")
 
 
 def test_replay_prints_the_hand_of_the_dataset(tmp_path, capsys, real_engine):
@@ -756,13 +757,13 @@ def test_replay_in_a_matches_run(tmp_path, capsys, real_engine):
 
 
 def test_ctrl_c_with_the_real_engine(tmp_path):
-    pytest.importorskip("fastsheng.hands")
+    pytest.importorskip("fastsheng.engine.hands")
     out = tmp_path / "r"
     proc = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "fastsheng.cli",
+            "fastsheng.apps.cli",
             "sim",
             "-n",
             "1e6",
@@ -791,7 +792,7 @@ def test_ctrl_c_with_the_real_engine(tmp_path):
     manifest = json.loads((out / "run.json").read_text())
     assert len(manifest["batches"]) >= 3 and not manifest["complete"]
     # check the kept parts: what --resume checks
-    from fastsheng.dataset import Storage, check_parts
+    from fastsheng.sim.dataset import Storage, check_parts
 
     assert check_parts(Storage(out), manifest) == ([], [])
 
@@ -840,7 +841,7 @@ def _events(reporter, spec, batches):
 
 
 def test_progress_is_a_rich_bar_on_a_terminal_and_plain_lines_otherwise():
-    from fastsheng import progress
+    from fastsheng.sim import progress
 
     spec = runner.RunSpec(
         rules=fastsheng.rules.get_rules("standard"),
@@ -998,7 +999,7 @@ def _interrupt(run: Path, keep: set[int]) -> None:
 def test_an_interrupted_run_is_reported_as_incomplete_and_only_its_recorded_parts_read(
     two_runs, capsys, tmp_path
 ):
-    from fastsheng import report
+    from fastsheng.studies import report
 
     a, b = two_runs
     _interrupt(a, {0, 2})  # part-00001 stays on disk, as after a kill before run.json's save

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fastsheng.cli import main
+from fastsheng.apps.cli import main
 from fastsheng.rules import PRESET_SUMMARIES, list_presets
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

@@ -8,10 +8,11 @@ import re
 
 import pytest
 
-from fastsheng import cli, runner
+from fastsheng.apps import cli
 from fastsheng.cards import parse_level
 from fastsheng.rules import get_rules
-from fastsheng.runner import DEFAULT_BATCH_SIZE, PYTHON_BATCH_SIZE, RunSpec
+from fastsheng.sim import runner
+from fastsheng.sim.runner import DEFAULT_BATCH_SIZE, PYTHON_BATCH_SIZE, RunSpec
 
 LEVEL_MESSAGE = "unknown --level '1'; levels: 2..10, J, Q, K, A or random"
 
@@ -111,7 +112,7 @@ def test_a_stopped_run_outside_sim_is_one_line(capsys, monkeypatch):
     def interrupted(*a, **k):
         raise runner.RunInterrupted(1, 2, "runs/x")
 
-    monkeypatch.setattr("fastsheng.ladder.ladder_command", interrupted)
+    monkeypatch.setattr("fastsheng.studies.ladder.ladder_command", interrupted)
     code, _, err = run_cli(capsys, "ladder", "--bots", "random,basic", "-n", "10")
     assert code == cli.EXIT_INTERRUPTED
     assert err.strip() == "error: interrupted"
@@ -150,9 +151,9 @@ def test_the_ladder_does_not_import_the_cli():
     """cli imports ladder's command; ladder parses --max-deals counts with cliargs, not cli."""
     import ast
 
-    import fastsheng.ladder
+    import fastsheng.studies.ladder
 
-    tree = ast.parse(inspect.getsource(fastsheng.ladder))
+    tree = ast.parse(inspect.getsource(fastsheng.studies.ladder))
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert "fastsheng.cli" not in imported
-    assert cli.parse_count is fastsheng.cliargs.parse_count
+    assert "fastsheng.apps.cli" not in imported
+    assert cli.parse_count is fastsheng.sim.counts.parse_count

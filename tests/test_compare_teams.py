@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fastsheng.dataset import DatasetError
-from fastsheng.hands import simulate_hands
-from fastsheng.ladder import pair_outcome, pair_row
-from fastsheng.report import compare_command
-from fastsheng.report.runs import load_run
-from fastsheng.report.single import compute_report
+from fastsheng.engine.hands import simulate_hands
+from fastsheng.sim.dataset import DatasetError
+from fastsheng.studies.ladder import pair_outcome, pair_row
+from fastsheng.studies.report import compare_command
+from fastsheng.studies.report.runs import load_run
+from fastsheng.studies.report.single import compute_report
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -42,7 +42,7 @@ def test_compare_of_two_teams_reports_the_ladders_seat_swapped_view(tmp_path):
     assert (tmp_path / "c" / "runs" / "basic-v1_expert-v4-seats-swapped" / "run.json").is_file()
     assert (tmp_path / "c" / "teams.csv").is_file()
     head = rep.table("headline")  # the page's caveat is the plot's (next test)
-    from fastsheng.report import plots
+    from fastsheng.studies.report import plots
 
     assert plots.multiple_comparisons(len(head.df)) in head.note
 
@@ -52,7 +52,7 @@ def test_the_compare_page_and_its_plot_give_one_multiple_comparisons_figure():
     said "about 0.8" and the plot "about 0.9")."""
     import pandas as pd
 
-    from fastsheng.report import plots
+    from fastsheng.studies.report import plots
 
     for k in (16, 17, 19):
         df = pd.DataFrame(
@@ -69,7 +69,7 @@ def test_the_compare_page_and_its_plot_give_one_multiple_comparisons_figure():
 
 
 def test_report_of_a_mixed_lineup_splits_by_team(tmp_path):
-    from fastsheng.cli import main
+    from fastsheng.apps.cli import main
 
     out = tmp_path / "r"
     assert (
@@ -135,7 +135,7 @@ def test_compare_of_a_python_bot_picks_one_small_batch_size_for_both_runs(tmp_pa
 
 def test_a_bad_rules_set_is_refused_before_anything_is_played(tmp_path, capsys):
     """compare --rules standard --rules nosuch used to play standard first, then fail."""
-    from fastsheng.cli import main
+    from fastsheng.apps.cli import main
 
     out = tmp_path / "c"
     code = main(

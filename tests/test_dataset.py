@@ -11,8 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from fastsheng import dataset
-from fastsheng.dataset import DatasetError, Storage
+from fastsheng.sim import dataset
+from fastsheng.sim.dataset import DatasetError, Storage
 
 
 def small_table(n=10):
@@ -161,7 +161,7 @@ def test_docs_schema_section_is_current():
     """docs/sim.md's schema tables are generated from the engine's tables: regenerate them with
     ``python -c "from fastsheng import dataset as d; print(d.schema_markdown(d.engine_schemas()))"``
     when a column changes."""
-    pytest.importorskip("fastsheng.hands")
+    pytest.importorskip("fastsheng.engine.hands")
     doc = Path(__file__).resolve().parents[1] / "docs" / "sim.md"
     if not doc.exists():
         pytest.skip("docs/sim.md is not beside the tests")

@@ -1,5 +1,5 @@
-"""The PettingZoo environment (fastsheng.env): PettingZoo's own API and seed tests, actions that
-encode every legal decision (the built-in bots driven through it replay simulate_hands), masks
+"""The PettingZoo environment (fastsheng.apps.env): PettingZoo's own API and seed tests, actions
+that encode every legal decision (the built-in bots driven through it replay simulate_hands), masks
 equal to the step API's legal actions, zero-sum rewards in levels, reproducible episodes."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from fastsheng import IllegalPlay
-from fastsheng.env import (
+from fastsheng.apps.env import (
     AGENTS,
     DONE,
     N_ACTIONS,
@@ -20,9 +20,9 @@ from fastsheng.env import (
     raw_env,
     show_code,
 )
-from fastsheng.game import Game
-from fastsheng.hands import simulate_hands
-from fastsheng.observation import TENSOR_SHAPE
+from fastsheng.engine.game import Game
+from fastsheng.engine.hands import simulate_hands
+from fastsheng.engine.observation import TENSOR_SHAPE
 from fastsheng.rules import list_presets
 
 # PettingZoo's api_test warns about any dict observation, its own card games' included

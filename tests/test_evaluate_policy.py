@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 
 import fastsheng as fs
-from fastsheng import stats
-from fastsheng.agents import RandomBot
-from fastsheng.game import Game
+from fastsheng.engine.agents import RandomBot
+from fastsheng.engine.game import Game
+from fastsheng.studies import stats
 
 
 def script():
@@ -78,7 +78,7 @@ def test_a_bot_against_itself_nets_zero_and_a_random_policy_loses():
 def test_an_evaluation_too_small_for_an_interval_says_n_a_not_nan():
     """One deal gives no interval: the text says n/a (the ladder's pair row holds NaN ends)."""
     import fastsheng as fs
-    from fastsheng.evaluation import evaluation_text
+    from fastsheng.studies.evaluation import evaluation_text
 
     text = evaluation_text(fs.evaluate("basic", n=1))
     assert "[n/a]" in text and "nan" not in text.lower()

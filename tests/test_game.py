@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 import fastsheng as fs
 from fastsheng import reference
 from fastsheng.cards import RANKS, SUITS
-from fastsheng.game import Action, Game
-from fastsheng.hands import simulate_hands, trace_hand
+from fastsheng.engine.game import Action, Game
+from fastsheng.engine.hands import simulate_hands, trace_hand
 from fastsheng.rules import list_presets
 
 
@@ -396,7 +396,7 @@ def test_observation_tensor_shape_and_content():
     advance_to(g, 50, kinds=("follow",))
     o = g.observation(g.to_act)
     x = o.to_tensor()
-    from fastsheng.observation import TENSOR_SHAPE
+    from fastsheng.engine.observation import TENSOR_SHAPE
 
     assert x.shape == TENSOR_SHAPE and x.dtype == np.float32
     assert x[0].sum() * 2 == len(o.hand)

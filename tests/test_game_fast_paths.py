@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from fastsheng import _state
-from fastsheng import observation as obs_mod
-from fastsheng.agents import RandomBot
-from fastsheng.game import Action, Game
-from fastsheng.observation import Observation, make_observation
+from fastsheng.engine import observation as obs_mod
+from fastsheng.engine.agents import RandomBot
+from fastsheng.engine.game import Action, Game
+from fastsheng.engine.observation import Observation, make_observation
 
 
 def plain_fields(g: Game, seat: int) -> dict:

@@ -1,4 +1,4 @@
-"""The Python API of whole hands and matches (fastsheng.hands): columns and types,
+"""The Python API of whole hands and matches (fastsheng.engine.hands): columns and types,
 reproducibility, batch independence, deal statistics against combinatorics, match rules."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from fastsheng import hands as H
 from fastsheng import reference
-from fastsheng.bots import resolve_bot
 from fastsheng.cards import RANKS
+from fastsheng.engine import hands as H
+from fastsheng.engine.registry import resolve_bot
 from fastsheng.rules import get_rules, list_presets
 
 

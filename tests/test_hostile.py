@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 import fastsheng as fs
-from fastsheng import cli
+from fastsheng.apps import cli
 from fastsheng.cards import parse_cards
+from fastsheng.engine.game import Action, Game
+from fastsheng.engine.hands import simulate_hands
 from fastsheng.errors import BotError, IllegalPlay
-from fastsheng.game import Action, Game
-from fastsheng.hands import simulate_hands
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -171,9 +171,9 @@ HANG = textwrap.dedent(
     """
     import sys
     from fastsheng import _state
-    from fastsheng.bots import BOT_INDEX
+    from fastsheng.engine.registry import BOT_INDEX
     from fastsheng.cards import full_deck
-    from fastsheng.game import Game, _seed_state
+    from fastsheng.engine.game import Game, _seed_state
     from fastsheng.rules import get_rules
     import random
     deck = full_deck()
@@ -260,7 +260,7 @@ def test_a_failing_constructor_is_one_line_in_the_cli(tmp_path, capsys, monkeypa
 def _cli(*args, cwd):
     env = {**os.environ, "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     return subprocess.run(
-        [sys.executable, "-m", "fastsheng.cli", *args],
+        [sys.executable, "-m", "fastsheng.apps.cli", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -313,7 +313,7 @@ def test_a_float_seed_is_refused_even_after_its_int_ran():
 
 def test_env_reset_takes_the_seeds_env_takes():
     pytest.importorskip("pettingzoo")
-    from fastsheng.env import raw_env
+    from fastsheng.apps.env import raw_env
 
     e = raw_env(seed=3)
     for bad in (1.5, "7", True):

@@ -1,4 +1,5 @@
-"""fastsheng.ladder and `fastsheng ladder`: paired seatings, the pair figures, Bradley–Terry."""
+"""fastsheng.studies.ladder and `fastsheng ladder`: paired seatings, the pair figures,
+Bradley–Terry."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from fastsheng import cli, ladder
-from fastsheng.hands import simulate_hands
+from fastsheng.apps import cli
+from fastsheng.engine.hands import simulate_hands
 from fastsheng.rules import get_rules
+from fastsheng.studies import ladder
 
 
 def run_cli(capsys, *args):
@@ -324,10 +326,10 @@ def test_a_pair_row_does_not_depend_on_the_other_bots(small_ladder):
 def test_a_corrupt_pair_part_is_refused_not_read(tmp_path):
     """The ladder reads its pair runs through the verified reader: a part whose bytes disagree
     with run.json stops it, naming the part."""
-    from fastsheng import runner
-    from fastsheng.dataset import DatasetError
-    from fastsheng.ladder import _read_outcome_columns
     from fastsheng.rules import get_rules
+    from fastsheng.sim import runner
+    from fastsheng.sim.dataset import DatasetError
+    from fastsheng.studies.ladder import _read_outcome_columns
 
     spec = runner.RunSpec(
         rules=get_rules("standard"), bots=("expert",) * 4, seed=1, n=20, batch_size=10
@@ -577,8 +579,8 @@ def test_rating_interval_covers_on_simulator_deals():
 def test_a_ladder_with_a_python_bot_gets_sims_smaller_batches():
     """The ladder's default batch size is sim's for the line-up: one batch of 10,000 hands of a
     slow Python bot would sit on one worker (issue 17's friction)."""
-    from fastsheng.ladder import _default_batch_size
-    from fastsheng.runner import DEFAULT_BATCH_SIZE, PYTHON_BATCH_SIZE
+    from fastsheng.sim.runner import DEFAULT_BATCH_SIZE, PYTHON_BATCH_SIZE
+    from fastsheng.studies.ladder import _default_batch_size
 
     assert _default_batch_size(["random", "expert"]) == DEFAULT_BATCH_SIZE["hands"]
     python = _default_batch_size(["expert", "userbots.simple:LowCards"])

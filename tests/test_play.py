@@ -16,10 +16,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from fastsheng import cli
-from fastsheng.cards import RANKS, format_cards, parse_cards
-from fastsheng.game import Game
-from fastsheng.play import (
+from fastsheng.apps import cli
+from fastsheng.apps.terminal import (
     Console,
     Table,
     hand_groups,
@@ -30,6 +28,8 @@ from fastsheng.play import (
     save_hand,
     sort_cards,
 )
+from fastsheng.cards import RANKS, format_cards, parse_cards
+from fastsheng.engine.game import Game
 from fastsheng.rules import get_rules, list_presets
 
 FASTSHENG = str(Path(sys.executable).with_name("fastsheng"))

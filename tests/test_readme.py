@@ -74,7 +74,7 @@ def scratch(tmp_path, monkeypatch):
 
 
 def test_every_python_example_of_the_readme_runs_and_shows_its_values(scratch):
-    from fastsheng.cli import main
+    from fastsheng.apps.cli import main
 
     python = blocks(README, "python")
     assert len(python) >= 3
@@ -98,7 +98,7 @@ def test_the_from_position_example_of_docs_game_md(scratch):
 
 def _parse_only(args: list[str]) -> None:
     """Parse a command line as `fastsheng` would, without running it."""
-    from fastsheng.cli import app
+    from fastsheng.apps.cli import app
 
     cmd = typer.main.get_command(app)
     ctx = cmd.make_context("fastsheng", list(args))
@@ -129,7 +129,7 @@ def test_every_fastsheng_command_of_the_readme_parses():
 
 @pytest.mark.parametrize("args", [["rules", "list"], ["rules", "show", "standard"]])
 def test_the_readmes_rules_commands_run_as_written(args, capsys):
-    from fastsheng.cli import main
+    from fastsheng.apps.cli import main
 
     assert args in readme_commands()
     assert main(args) == 0 and "standard" in capsys.readouterr().out
@@ -139,7 +139,7 @@ def test_the_example_bot_module_plays_in_sim_as_the_readme_names_it(tmp_path, mo
     """`cd examples; fastsheng sim --bots mybot:LowCards,expert` at a small n."""
     import pyarrow.parquet as pq
 
-    from fastsheng.cli import main
+    from fastsheng.apps.cli import main
 
     monkeypatch.chdir(ROOT / "examples")
     monkeypatch.setattr(sys, "path", list(sys.path))
@@ -169,9 +169,9 @@ def test_the_example_bot_module_plays_in_sim_as_the_readme_names_it(tmp_path, mo
 
 def test_the_run_folders_the_docs_show_are_the_ones_sim_names():
     """README and docs/sim.md show `fastsheng sim -n 1e6 [--seed S]`'s default folder."""
-    from fastsheng.cli import default_out
+    from fastsheng.apps.cli import default_out
     from fastsheng.rules import get_rules
-    from fastsheng.runner import RunSpec
+    from fastsheng.sim.runner import RunSpec
 
     sim_md = (ROOT / "docs" / "sim.md").read_text()
     shown = re.findall(r"runs/standard-expert[\w.-]*?-1e6-s(?:\d+|<seed>)", README + sim_md)

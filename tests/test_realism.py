@@ -1,5 +1,5 @@
-"""fastsheng.realism: the panel's figures on a handmade table whose answers are known, and the
-trump-lead reading checked against the hands' traces."""
+"""fastsheng.studies.realism: the panel's figures on a handmade table whose answers are known, and
+the trump-lead reading checked against the hands' traces."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from fastsheng import realism
 from fastsheng.cards import is_joker, parse_card, parse_cards, rank_of, suit_of
-from fastsheng.hands import decode_traces, play_batch
+from fastsheng.engine.hands import decode_traces, play_batch
 from fastsheng.rules import get_rules
+from fastsheng.studies import realism
 
 STANDARD = get_rules("standard")  # the defenders take over from 80
 
@@ -189,9 +189,9 @@ def test_panel_table_side_by_side():
 
 @pytest.mark.parametrize("tricks", [True, False])
 def test_report_realism_section_agrees_with_the_panel(tmp_path, tricks):
-    from fastsheng.report.runs import load_run
-    from fastsheng.report.single import compute_report
-    from fastsheng.runner import RunSpec, run
+    from fastsheng.sim.runner import RunSpec, run
+    from fastsheng.studies.report.runs import load_run
+    from fastsheng.studies.report.single import compute_report
 
     spec = RunSpec(
         rules=STANDARD,
@@ -261,7 +261,7 @@ def test_no_failure_where_0_95_were_expected_is_bounded_by_3_88():
 def expert_risks():
     """The failures expert (v4) expects hand by hand, standard rules, 20,000 hands: the panel's
     default size (lineup_panel); about 1.5 s."""
-    from fastsheng.hands import simulate_hands
+    from fastsheng.engine.hands import simulate_hands
 
     h = simulate_hands("standard", "expert", 2026, 20_000, level="random").to_pandas()
     return h["throw_risk"].to_numpy(np.float64)
@@ -315,7 +315,7 @@ def test_calibration_covers_at_the_documented_sizes(rules, hands):
     """Failures drawn from expert's own estimates (true ratio 1) at docs/bots.md's 200,000
     hands under `standard` (about 70 expected failures) and at the panel's 20,000 under
     `renda` (about 600): coverage at least 0.95 of 1,000 draws. About 13 s and 1 s."""
-    from fastsheng.hands import simulate_hands
+    from fastsheng.engine.hands import simulate_hands
 
     h = simulate_hands(rules, "expert", 2026, hands, level="random").to_pandas()
     live = h["throw_risk"].to_numpy(np.float64)
@@ -331,10 +331,10 @@ def test_calibration_covers_at_the_documented_sizes(rules, hands):
 def test_report_realism_section_is_cluster_robust_in_matches_mode(tmp_path):
     """The section's note promises cluster-robust intervals with the match as the cluster in
     matches mode; it used the i.i.d. ones. About 3 s."""
-    from fastsheng.report.metrics import clustered
-    from fastsheng.report.runs import load_run
-    from fastsheng.report.single import compute_report
-    from fastsheng.runner import RunSpec, run
+    from fastsheng.sim.runner import RunSpec, run
+    from fastsheng.studies.report.metrics import clustered
+    from fastsheng.studies.report.runs import load_run
+    from fastsheng.studies.report.single import compute_report
 
     spec = RunSpec(rules=STANDARD, bots=("basic",) * 4, seed=3, n=20, batch_size=10, mode="matches")
     run(spec, str(tmp_path / "m"), workers=0)

@@ -5,7 +5,7 @@ headless Chromium (skipped only when no Chromium is installed).
 Two kinds of runs are used: *synthetic* runs, written by the real runner and dataset code with a
 small stand-in batch function (known ground truth, deals drawn first so that two rule variants
 with the same seed see the same deals), and, when the engine is built, *real* runs of
-``fastsheng.hands.play_batch``.
+``fastsheng.engine.hands.play_batch``.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from fastsheng import report
 from fastsheng.rules import get_rules
-from fastsheng.runner import RunSpec, run
+from fastsheng.sim.runner import RunSpec, run
+from fastsheng.studies import report
 
 try:
     from fastsheng import level_outcome
@@ -38,7 +38,7 @@ except ImportError:
     from fastsheng._core import level_outcome
 
 # --------------------------------------------------------------------------------------------
-# A synthetic batch function: same output form as fastsheng.hands.play_batch (a subset of its
+# A synthetic batch function: same output form as fastsheng.engine.hands.play_batch (a subset of its
 # columns), deal-dependent draws first, the rules used only for the level outcome.
 
 _MULT = {"single": 2, "pair": 4, "tractor": 8, "throw": 3}
@@ -97,7 +97,7 @@ def _fake_run(path: Path, rules, seed: int, n: int = 4000) -> Path:
 
 def _engine_available() -> bool:
     try:
-        import fastsheng.hands  # noqa: F401
+        import fastsheng.engine.hands  # noqa: F401
     except ImportError:
         return False
     return True
@@ -119,8 +119,8 @@ def runs(tmp_path_factory):
 @pytest.fixture(scope="module")
 def real_run(tmp_path_factory):
     if not _engine_available():
-        pytest.skip("fastsheng.hands (the engine) is not built yet")
-    from fastsheng.hands import BOTS
+        pytest.skip("fastsheng.engine.hands (the engine) is not built yet")
+    from fastsheng.engine.hands import BOTS
 
     path = tmp_path_factory.mktemp("real") / "run"
     bot = "expert" if "expert" in BOTS else next(iter(BOTS))
@@ -130,7 +130,7 @@ def real_run(tmp_path_factory):
 
 
 # --------------------------------------------------------------------------------------------
-# Independent recomputation helpers (no fastsheng.stats: the formulas written out again)
+# Independent recomputation helpers (no fastsheng.studies.stats: the formulas written out again)
 
 
 def raw_hands(path: Path) -> pd.DataFrame:
@@ -160,7 +160,7 @@ def wilson_ref(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, flo
 
 def cluster_ref(x, groups, z: float = 1.959963984540054) -> tuple[float, float, float]:
     """Mean of per-hand values with hands clustered in matches: ratio of per-match sums, delta
-    method (written out again, independently of fastsheng.stats)."""
+    method (written out again, independently of fastsheng.studies.stats)."""
     g = pd.DataFrame({"x": np.asarray(x, float), "g": np.asarray(groups)}).groupby("g")["x"]
     num, den = g.sum().to_numpy(), g.count().to_numpy().astype(float)
     k, r = num.size, num.sum() / den.sum()
@@ -379,7 +379,7 @@ def test_report_at_level_a_separates_table_value_from_levels_climbed(tmp_path):
     """Item 8: at level A a dealer-side win records +1..+3 in the level table (column levels)
     but climbs nothing; the report shows both, each table saying which it uses."""
     if not _engine_available():
-        pytest.skip("fastsheng.hands (the engine) is not built yet")
+        pytest.skip("fastsheng.engine.hands (the engine) is not built yet")
     spec = RunSpec(
         rules=get_rules("standard"), bots=("basic",) * 4, seed=4, n=1000, batch_size=500, level="A"
     )
@@ -739,7 +739,7 @@ def test_analysis_scripts_run(runs, capsys):
 
 def test_analysis_bot_strength_runs(tmp_path):
     try:
-        from fastsheng.hands import BOTS
+        from fastsheng.engine.hands import BOTS
 
         bots = list(BOTS)[:2]
     except ImportError:
@@ -769,7 +769,7 @@ def test_analysis_duckdb_script(runs):
 @pytest.fixture(scope="module")
 def real_match_run(tmp_path_factory):
     if not _engine_available():
-        pytest.skip("fastsheng.hands (the engine) is not built yet")
+        pytest.skip("fastsheng.engine.hands (the engine) is not built yet")
     path = tmp_path_factory.mktemp("realm") / "run"
     spec = RunSpec(
         rules=get_rules("standard"),
@@ -845,7 +845,7 @@ def test_real_compare_level_tables(tmp_path):
     """Real engine, same seed: standard vs standard with the super level table. The deals and
     the play are the same (identical points), the level outcomes differ."""
     if not _engine_available():
-        pytest.skip("fastsheng.hands (the engine) is not built yet")
+        pytest.skip("fastsheng.engine.hands (the engine) is not built yet")
     std = get_rules("standard")
     paths = []
     for name, rules in (("std", std), ("sup", std.replace(level_table="super", name="sup"))):
@@ -866,7 +866,7 @@ def test_real_compare_level_tables(tmp_path):
 
 
 def test_cli_report_and_compare(runs, tmp_path, capsys):
-    from fastsheng.cli import main
+    from fastsheng.apps.cli import main
 
     assert main(["report", str(runs["a"]), "--out", str(tmp_path / "r")]) == 0
     assert (tmp_path / "r" / "index.html").is_file()
@@ -915,7 +915,7 @@ def test_compare_matches_per_match_table(real_match_run, tmp_path):
 def test_points_histogram_plots_shares_that_sum_to_one():
     """Item 1: the histogram's bars are shares of hands per 5-point bin (summing to 1 per
     group), and the axis says so (it drew a density per point, 5x too low)."""
-    from fastsheng.report import plots
+    from fastsheng.studies.report import plots
 
     x = np.array([0, 5, 5, 10, 80, 85, 120, 120, 120], dtype=float)
     fig = plots.points_hist_figure({"all": x, "some": x[:3]}, "points", "t")
@@ -961,7 +961,7 @@ def test_intervals_stay_visible_when_shown():
 def test_zero_failures_get_a_bound_not_zero_width():
     """Item 4: 0 failed throws in many throws: the failure rate's interval is [0, Wilson upper],
     not [0, 0]."""
-    from fastsheng.report.metrics import METRICS, estimate_row
+    from fastsheng.studies.report.metrics import METRICS, estimate_row
 
     h = pd.DataFrame({"throws": np.full(1000, 2), "failed_throws": np.zeros(1000, int)})
     row = estimate_row(METRICS["failure_rate"], h)
@@ -984,8 +984,8 @@ def test_compare_identical_runs_mde_not_applicable(runs):
 def simulated_pairs():
     """Standard vs super over the same 40,000 deals (real engine), canonical tables."""
     if not _engine_available():
-        pytest.skip("fastsheng.hands (the engine) is not built yet")
-    from fastsheng.hands import play_batch
+        pytest.skip("fastsheng.engine.hands (the engine) is not built yet")
+    from fastsheng.engine.hands import play_batch
 
     out = []
     for name in ("standard", "super"):
@@ -1000,8 +1000,8 @@ def test_paired_interval_covers_on_simulator_data_at_small_n(simulated_pairs, ke
     """Item 5: many paired samples of n hands drawn from one big simulated comparison, whose
     full-sample mean difference is the truth: compare's interval covers it (the percentile
     bootstrap it used covered 0.83 for "decided by the kitty" at n = 300)."""
-    from fastsheng import stats
-    from fastsheng.report.metrics import METRICS
+    from fastsheng.studies import stats
+    from fastsheng.studies.report.metrics import METRICS
 
     m = METRICS[key]
     a, b = (np.asarray(m.value(h), float) for h in simulated_pairs)
@@ -1018,7 +1018,7 @@ def test_paired_interval_covers_on_simulator_data_at_small_n(simulated_pairs, ke
 def test_forest_plot_standardized_with_caveat(runs):
     """Item 7: the forest plot draws standardized differences (difference / pooled SD), finite
     where B's mean is 0 or tiny, and carries the multiple-comparisons caveat."""
-    from fastsheng.report import plots
+    from fastsheng.studies.report import plots
 
     rep = report.compute_compare(
         report.load_run(runs["a"]), report.load_run(runs["super_table"]), figures=True
@@ -1099,8 +1099,8 @@ def test_notice_on_every_output(runs, tmp_path, capsys):
 def test_adding_a_section_is_one_function(runs, tmp_path, monkeypatch):
     """A section is a function of the context added to REPORT_SECTIONS: its table gets an HTML
     section, a navigation link and a CSV with no further code."""
-    from fastsheng.report import sections
-    from fastsheng.report.metrics import Metric
+    from fastsheng.studies.report import sections
+    from fastsheng.studies.report.metrics import Metric
 
     extra = Metric("big_total", "hands with a total of 120 or more", "share", "proportion",
                    ("defenders_total",), lambda h: h["defenders_total"] >= 120)  # fmt: skip
@@ -1110,7 +1110,7 @@ def test_adding_a_section_is_one_function(runs, tmp_path, monkeypatch):
         return [t]
 
     monkeypatch.setattr(sections, "REPORT_SECTIONS", (*sections.REPORT_SECTIONS, panel))
-    monkeypatch.setattr("fastsheng.report.single.REPORT_SECTIONS", sections.REPORT_SECTIONS)
+    monkeypatch.setattr("fastsheng.studies.report.single.REPORT_SECTIONS", sections.REPORT_SECTIONS)
     rep = report.report_command(runs["a"], tmp_path / "r", quiet=True)
     df = rep.table("panel").df
     raw = raw_hands(runs["a"])
@@ -1174,7 +1174,7 @@ def test_docs_pairing_example_is_what_variant_balance_prints(tmp_path, capsys):
     output of analysis/variant_balance.py with its defaults (it said 'only the level table' and
     ratios of 'over 100' and 14, which no script printed)."""
     if not _engine_available():
-        pytest.skip("fastsheng.hands (the engine) is not built yet")
+        pytest.skip("fastsheng.engine.hands (the engine) is not built yet")
     _script("variant_balance").main([], out=tmp_path, workers=0)
     _check_quote("analysis/variant_balance.py", capsys.readouterr().out)
 
@@ -1183,7 +1183,7 @@ def test_docs_pairing_example_is_what_variant_balance_prints(tmp_path, capsys):
 def test_docs_coverage_table_is_what_interval_coverage_prints(capsys):
     """About 20 s: the coverage figures of docs/analysis.md are the script's output."""
     if not _engine_available():
-        pytest.skip("fastsheng.hands (the engine) is not built yet")
+        pytest.skip("fastsheng.engine.hands (the engine) is not built yet")
     _script("interval_coverage").main([])
     _check_quote("analysis/interval_coverage.py", capsys.readouterr().out)
 

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
-from fastsheng.report import compare_command, report_command
-from fastsheng.report.model import lineup_text
+from fastsheng.studies.report import compare_command, report_command
+from fastsheng.studies.report.model import lineup_text
 
 
 def test_lineup_text():

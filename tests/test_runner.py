@@ -17,11 +17,11 @@ import pyarrow as pa
 import pyarrow.dataset as pds
 import pytest
 
-from fastsheng import dataset, runner
-from fastsheng.runner import BatchFailed, RunInterrupted, RunSpec
+from fastsheng.sim import dataset, runner
+from fastsheng.sim.runner import BatchFailed, RunInterrupted, RunSpec
 
 # --------------------------------------------------------------------------------------------
-# A deterministic stand-in for fastsheng.hands.play_batch (same signature and contract), used
+# A deterministic stand-in for fastsheng.engine.hands.play_batch (same signature and contract), used
 # to test the driver alone. It lives here (importable as ``test_runner.fake_batch``) so that
 # spawned workers and Dask workers can load it by name. Behaviour switches come from the
 # environment, which spawned workers inherit:
@@ -30,7 +30,7 @@ from fastsheng.runner import BatchFailed, RunInterrupted, RunSpec
 
 
 def fake_batch(rules, bots, seed, batch, size, *, mode="hands", level="2", tricks=False):
-    """Rows numbered from batch * size (like fastsheng.hands.play_batch: the driver plays a
+    """Rows numbered from batch * size (like fastsheng.engine.hands.play_batch: the driver plays a
     full batch and cuts it for the truncated last one); the draws of row i never depend on
     `size`, so a shorter batch is a prefix of a longer one."""
     sleep = float(os.environ.get("FAKE_SLEEP", "0"))
@@ -314,7 +314,7 @@ def test_resume_of_a_complete_run_does_nothing(tmp_path):
 def test_resume_of_a_complete_run_on_a_read_only_folder_does_nothing(tmp_path, monkeypatch):
     import errno
 
-    from fastsheng import runlock
+    from fastsheng.sim import lock as runlock
 
     s = spec(n=100)
     out = tmp_path / "r"
@@ -366,7 +366,7 @@ def test_a_dask_worker_writing_where_the_client_cannot_see_is_an_error(tmp_path,
 
 
 def test_resuming_where_nothing_can_be_written_is_one_line(tmp_path, monkeypatch):
-    from fastsheng import runlock
+    from fastsheng.sim import lock as runlock
 
     s = spec(n=300)
     runner.run(s, tmp_path / "r", workers=0, batch_fn=fake_batch)
@@ -440,7 +440,7 @@ def _write_lock(out, **owner):
 
 
 def test_a_second_writer_is_refused_while_the_first_holds_the_lock(tmp_path):
-    from fastsheng.runlock import RunLocked, acquire_lock
+    from fastsheng.sim.lock import RunLocked, acquire_lock
 
     out = tmp_path / "r"
     s = spec(n=100)
@@ -480,7 +480,7 @@ def test_a_reused_pid_does_not_keep_a_lock_alive(tmp_path):
 
 
 def test_a_lock_of_another_host_is_never_broken(tmp_path):
-    from fastsheng.runlock import RunLocked
+    from fastsheng.sim.lock import RunLocked
 
     out = tmp_path / "r"
     _write_lock(out, pid=_dead_pid(), host="elsewhere.example")
@@ -669,12 +669,12 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# End to end with the real engine (fastsheng.hands), a few hundred hands
+# End to end with the real engine (fastsheng.engine.hands), a few hundred hands
 
 
 @pytest.fixture(scope="module")
 def hands_mod():
-    return pytest.importorskip("fastsheng.hands")
+    return pytest.importorskip("fastsheng.engine.hands")
 
 
 def real_spec(n=250, batch_size=100, **kw):

@@ -9,12 +9,14 @@ import json
 import numpy as np
 import pytest
 
-from fastsheng import _search, cli, stats
-from fastsheng import bots as B
-from fastsheng.agents import BuiltinBot, is_python_bot
-from fastsheng.game import Game
-from fastsheng.hands import decode_traces, play_batch, simulate_hands
-from fastsheng.ladder import pair_outcome
+from fastsheng import _search
+from fastsheng.apps import cli
+from fastsheng.engine import registry as B
+from fastsheng.engine.agents import BuiltinBot, is_python_bot
+from fastsheng.engine.game import Game
+from fastsheng.engine.hands import decode_traces, play_batch, simulate_hands
+from fastsheng.studies import stats
+from fastsheng.studies.ladder import pair_outcome
 
 SMALL = "search:k=3,cands=4"
 

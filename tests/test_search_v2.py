@@ -11,11 +11,13 @@ import time
 
 import pytest
 
-from fastsheng import _search, cli, stats
-from fastsheng import bots as B
-from fastsheng.game import Game
-from fastsheng.hands import play_batch, profile_batch, simulate_hands
-from fastsheng.ladder import pair_outcome
+from fastsheng import _search
+from fastsheng.apps import cli
+from fastsheng.engine import registry as B
+from fastsheng.engine.game import Game
+from fastsheng.engine.hands import play_batch, profile_batch, simulate_hands
+from fastsheng.studies import stats
+from fastsheng.studies.ladder import pair_outcome
 
 SMALL = "search-v2:k=4,cands=4"
 FROZEN_SMALL = "search:k=4,cands=4"

@@ -1,4 +1,5 @@
-"""Intervals and tests of fastsheng.stats: known values, and coverage checked by simulation."""
+"""Intervals and tests of fastsheng.studies.stats: known values, and coverage checked by
+simulation."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from fastsheng import stats
+from fastsheng.studies import stats
 
 
 def test_z_value():

@@ -21,9 +21,9 @@ from fastsheng.studies import (
     multiplicity,
     precision,
     robustness,
-    sweep,
 )
 from fastsheng.studies.effects import Check, effect_table
+from fastsheng.studies.sweep import sweep
 from fastsheng.studies.variants import (
     MAX_VARIANTS,
     grid_settings,
@@ -131,7 +131,7 @@ def test_a_sweep_of_line_ups_with_a_python_bot_gets_sims_smaller_batches(tmp_pat
     """One batch size for every run (the deals must pair), the smallest sim would give: a
     Python bot's line-up plays in batches of 1,000, not one 10,000-hand batch on one worker."""
     import fastsheng as fs
-    from fastsheng.runner import PYTHON_BATCH_SIZE
+    from fastsheng.sim.runner import PYTHON_BATCH_SIZE
 
     fs.sweep(bots=["expert", "userbots.simple:LowCards,expert"], metrics=["dealer_won"], n=30,
              seed=1, out=tmp_path / "s", workers=0, figures=False)  # fmt: skip
@@ -191,7 +191,7 @@ def test_simultaneous_intervals_cover_every_known_effect_together():
 
 
 def test_effect_table_uses_the_simultaneous_level():
-    from fastsheng import stats
+    from fastsheng.studies import stats
     from fastsheng.studies.effects import Metric
 
     rng = np.random.default_rng(1)
@@ -260,7 +260,7 @@ def test_the_achieved_half_width_is_within_the_target_on_95_percent_of_runs(draw
     """1,000 repetitions of a pilot (2,000 draws) then the planned n (the pilot's draws are the
     first of the final sample, as in a sweep): the final interval, at the Bonferroni level of 8
     variants, is within the target at least 95% of the time. About 1 s each."""
-    from fastsheng import stats
+    from fastsheng.studies import stats
 
     rng = np.random.default_rng(4)
     conf = multiplicity.simultaneous_conf(8)
@@ -291,7 +291,7 @@ def test_pilot_size():
 def test_covariates_have_their_exact_means(tmp_path):
     """40,000 hands of standard at random levels: every covariate's mean within 4 standard
     errors of its exact value (about 2 s)."""
-    from fastsheng.hands import play_batch
+    from fastsheng.engine.hands import play_batch
 
     h = pd.concat(
         [
@@ -328,7 +328,7 @@ def _flipping_batch(rules, bots, seed, batch, size, **kw):
     """The engine's batch, except that under the variant throw_penalty_points = 99 the dealer
     side wins every fifth hand with the expert and loses it with basic: an effect that flips
     sign with the line-up."""
-    from fastsheng.hands import play_batch
+    from fastsheng.engine.hands import play_batch
 
     tables = play_batch(rules, bots, seed, batch, size, **kw)
     if rules.throw_penalty_points != 99:
@@ -374,7 +374,7 @@ class _Counting:
         self.calls, self.fail_on = [], fail_on
 
     def __call__(self, rules, bots, seed, batch, size, **kw):
-        from fastsheng.hands import play_batch
+        from fastsheng.engine.hands import play_batch
 
         if (rules.name, batch) == self.fail_on:
             self.fail_on = None
@@ -397,7 +397,7 @@ def test_an_interrupted_sweep_resumes_to_the_same_bytes(tmp_path):
         workers=0,
         figures=False,
     )
-    from fastsheng.runner import RunInterrupted
+    from fastsheng.sim.runner import RunInterrupted
 
     first = _Counting(fail_on=("standard+kitty_multiplier=linear", 1))
     with pytest.raises(RunInterrupted):
@@ -529,7 +529,7 @@ def test_grid_file_and_ordered_plot(tmp_path):
     ],
 )
 def test_cli_mistakes_are_one_line_and_exit_2(args, message, tmp_path, capsys):
-    from fastsheng.cli import main
+    from fastsheng.apps.cli import main
 
     code = main(["sweep", *args, "-w", "0", "-q", "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err.strip()
@@ -537,7 +537,7 @@ def test_cli_mistakes_are_one_line_and_exit_2(args, message, tmp_path, capsys):
 
 
 def test_cli_grid_over_1000_needs_force(tmp_path, capsys):
-    from fastsheng.cli import main
+    from fastsheng.apps.cli import main
 
     grid = tmp_path / "g.toml"
     grid.write_text(
@@ -556,8 +556,8 @@ def test_cli_grid_over_1000_needs_force(tmp_path, capsys):
 def pools():
     """60,000 hands of standard and of super on the same deals (expert bots): the finite
     populations the coverage test resamples. About 10 s."""
-    from fastsheng.hands import play_batch
-    from fastsheng.report.columns import canonical_hands
+    from fastsheng.engine.hands import play_batch
+    from fastsheng.studies.report.columns import canonical_hands
 
     out = {}
     for name in ("standard", "super"):
@@ -580,9 +580,9 @@ def test_control_variates_cover_at_95_percent_and_are_unbiased(pools, n):
     within Monte Carlo noise of 0. The covariates' exact means are the pool's own means (a
     finite population whose covariate means are known exactly). The three take about 20 s of
     CPU together with the pools (a minute of wall time on the shared 2-core machine)."""
-    from fastsheng import stats
-    from fastsheng.report.metrics import METRICS
+    from fastsheng.studies import stats
     from fastsheng.studies.effects import values
+    from fastsheng.studies.report.metrics import METRICS
 
     raw, std = pools["standard"]
     _, sup = pools["super"]
@@ -678,7 +678,7 @@ def test_docs_sweep_figures_are_what_the_scripts_print(script, tmp_path, capsys)
 
 
 def test_compare_precision_and_a_flip_with_check_bots(tmp_path, capsys):
-    from fastsheng.report import compare_command
+    from fastsheng.studies.report import compare_command
 
     flip = tmp_path / "flip.toml"
     flip.write_text("throw_penalty_points = 99\n")
@@ -716,7 +716,7 @@ def test_compare_precision_and_a_flip_with_check_bots(tmp_path, capsys):
     ],
 )
 def test_compare_option_mistakes_are_one_line(args, message, tmp_path, capsys):
-    from fastsheng.cli import main
+    from fastsheng.apps.cli import main
 
     code = main(["compare", *args, "-w", "0", "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err.strip()
@@ -724,7 +724,7 @@ def test_compare_option_mistakes_are_one_line(args, message, tmp_path, capsys):
 
 
 def test_compare_of_run_folders_refuses_precision(tmp_path):
-    from fastsheng.report import compare_command
+    from fastsheng.studies.report import compare_command
 
     with pytest.raises(SweepError, match="give --rules, not run folders"):
         compare_command([tmp_path / "a", tmp_path / "b"], precision=0.01)

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastsheng
-from fastsheng import cli, parse_cards
+from fastsheng import parse_cards
+from fastsheng.apps import cli
 from fastsheng.errors import RulesError
 from fastsheng.reference import Context as RefContext
 from fastsheng.reference import levels as ref

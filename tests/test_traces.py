@@ -14,7 +14,7 @@ import pytest
 
 from fastsheng import reference
 from fastsheng.cards import RANKS
-from fastsheng.hands import decode_traces, format_trace, play_batch, trace_hand
+from fastsheng.engine.hands import decode_traces, format_trace, play_batch, trace_hand
 from fastsheng.rules import get_rules, list_presets
 
 PRESETS = list_presets()

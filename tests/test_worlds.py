@@ -2,7 +2,7 @@
 
 `Game.sample_world` / `Observation.sample_world` deal the hidden cards again from a sealed public
 state: the tests compare the worlds with exact enumeration on small, tightly constrained
-positions, replay each world's whole public history (fastsheng.worldcheck), try every usual
+positions, replay each world's whole public history (fastsheng.engine.worldcheck), try every usual
 route from an observation to the real game, and take every rng a user holds."""
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ import pytest
 import fastsheng as fs
 from fastsheng import _state
 from fastsheng.cards import parse_cards
+from fastsheng.engine.game import Game
+from fastsheng.engine.observation import Observation
+from fastsheng.engine.worldcheck import impossible
 from fastsheng.errors import IllegalPlay
-from fastsheng.game import Game
-from fastsheng.observation import Observation
-from fastsheng.worldcheck import impossible
 
 
 def advance(g: Game, steps: int, bot: str = "expert") -> Game:

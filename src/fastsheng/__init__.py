@@ -4,19 +4,19 @@ The flat public API. Rules are in docs/rules.md; the engine is a Cython core (``
 checked against a plain-Python reference (``fastsheng.reference``).
 """
 
+from fastsheng import _aliases
 from fastsheng._core import Context
 from fastsheng._core import level_outcome as _core_level_outcome
 from fastsheng._declare import can_declare
-from fastsheng.agents import Bot, bot
+from fastsheng._version import __version__
 from fastsheng.cards import format_cards, parse_cards
+from fastsheng.engine.agents import Bot, bot
+from fastsheng.engine.game import Action, Game
+from fastsheng.engine.hands import BOTS, format_trace, simulate_hands, simulate_matches, trace_hand
+from fastsheng.engine.observation import Observation
 from fastsheng.errors import BotError, FastshengError, IllegalPlay, RulesError
-from fastsheng.evaluation import evaluate
-from fastsheng.game import Action, Game
-from fastsheng.hands import BOTS, format_trace, simulate_hands, simulate_matches, trace_hand
-from fastsheng.observation import Observation
 from fastsheng.rules import Rules, get_rules, list_presets, load_rules
-
-__version__ = "0.3.0"
+from fastsheng.studies.evaluation import evaluate
 
 __all__ = [
     "Action",
@@ -61,6 +61,14 @@ def sweep(*args, **kwargs):
     baseline, paired, with intervals adjusted for the number of variants: see
     :func:`fastsheng.studies.sweep.sweep` (imported on first use: it needs pandas and the
     report)."""
-    from fastsheng.studies import sweep as _sweep
+    from fastsheng.studies.sweep import sweep as _sweep
 
     return _sweep(*args, **kwargs)
+
+
+_aliases.install()  # the flat layout's import paths (fastsheng.hands, ...) keep working
+
+
+def __getattr__(name: str):
+    """``fs.hands``, ``fs.bots``, ...: the flat layout's modules as attributes, as before."""
+    return _aliases.attribute(__name__, name)

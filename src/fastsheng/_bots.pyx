@@ -7,7 +7,7 @@ calls and burial), ``basic-v1`` (a casual player's habits) and ``expert-v1`` .. 
 kitty play and strength-based calling; each later version changes named decisions). Each bot is
 a row of the table at the end of this file: its four decisions (lead, follow, bury, declare)
 and the plan they read, so versions that decide alike share one function. Versions are frozen
-(fastsheng.bots, tests/test_bot_versions.py): a new behaviour is a new version (a new row),
+(fastsheng.engine.registry, tests/test_bot_versions.py): a new behaviour is a new version (a new row),
 never an edit of a frozen one. Two private test bots: ``_chaos`` leads random subsets of a suit
 (often failing throws) so that the tests exercise every throw rule; ``_mute`` never calls.
 
@@ -1179,7 +1179,7 @@ BOT_TABLE[BOT_EXPERT4] = bot_t(
 def table_rows():
     """The C table of bots, a dict per bot index: its plan's fields and the address of each of
     its four decisions (0: not set). tests/test_bots_table.py checks it against
-    fastsheng.bots.BOT_INDEX."""
+    fastsheng.engine.registry.BOT_INDEX."""
     cdef const bot_t* b
     rows = []
     for i in range(NBOTS):

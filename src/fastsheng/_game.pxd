@@ -1,6 +1,6 @@
 # Whole hands and matches of 双升 in C (docs/rules.md §10-§11), played by the bots of
 # fastsheng._bots. One nogil call plays a batch of hands or matches into preallocated rows;
-# fastsheng.hands turns them into Arrow tables.
+# fastsheng.engine.hands turns them into Arrow tables.
 
 from fastsheng._bitboard cimport hand_t, u64, u8
 from fastsheng._table cimport table_t, trick_t
@@ -18,7 +18,7 @@ cdef enum:
     SET_KITTY = 2            # set from the kitty (no_declaration fallback)
     SET_NONE = 3             # nobody called: no trump by the fallback
 
-    EV_END = 0               # trace events (fastsheng.hands decodes them)
+    EV_END = 0               # trace events (fastsheng.engine.hands decodes them)
     EV_DEAL = 1
     EV_SHOW = 2
     EV_REDEAL = 3
@@ -31,7 +31,7 @@ cdef enum:
     MAX_TRACE = 4096
 
 
-# One row of the hands table (field order and types mirror fastsheng.hands.HAND_DTYPE).
+# One row of the hands table (field order and types mirror fastsheng.engine.schema.HAND_DTYPE).
 cdef struct hand_row_t:
     u64 hand_id
     u64 match_id
@@ -104,7 +104,7 @@ cdef struct trick_row_t:
     u8 failed
 
 
-# The batch: where to write. Arrays are preallocated by fastsheng.hands.
+# The batch: where to write. Arrays are preallocated by fastsheng.engine.hands.
 cdef struct batch_t:
     rules_t r
     int bots[4]

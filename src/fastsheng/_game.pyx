@@ -5,7 +5,7 @@
 with calls after every card, the no-call fallback, the kitty and its burial, 炒底, the tricks
 (throws checked against the real hands, penalties, the barred partner), the kitty bonus, the
 level table, the next dealer and the match rules. Every decision is a bot's (fastsheng._bots).
-Results go into preallocated rows (fastsheng.hands owns the arrays).
+Results go into preallocated rows (fastsheng.engine.hands owns the arrays).
 """
 
 # The hot loops count bits all the time: on x86-64 use the POPCNT instruction (every x86-64 CPU
@@ -1045,10 +1045,10 @@ cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil:
 
 
 # ---------------------------------------------------------------------------------------------
-# The Python face (fastsheng.hands validates and owns the arrays)
+# The Python face (fastsheng.engine.hands validates and owns the arrays)
 
 def _struct_sizes():
-    """sizeof of the row structs (fastsheng.hands checks its numpy dtypes against them)."""
+    """sizeof of the row structs (fastsheng.engine.hands checks its numpy dtypes against them)."""
     return {"hand": sizeof(hand_row_t), "match": sizeof(match_row_t),
             "trick": sizeof(trick_row_t)}
 
@@ -1118,7 +1118,7 @@ def _run(rules_fields, bots, int mode, int level, int first_hand, unsigned long 
             "t_deal": b.t_deal, "t_kitty": b.t_kitty, "t_tricks": b.t_tricks}
 
 
-# trace event codes and limits, for fastsheng.hands
+# trace event codes and limits, for fastsheng.engine.hands
 EV_END_ = EV_END
 MAX_TRACE_ = MAX_TRACE
 EVENTS = {"end": EV_END, "deal": EV_DEAL, "show": EV_SHOW, "redeal": EV_REDEAL,

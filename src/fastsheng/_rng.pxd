@@ -2,7 +2,7 @@
 #
 # xoshiro256** (Blackman & Vigna, 2018) on a state passed explicitly: there is no global RNG.
 # The 4 state words come from numpy.random.SeedSequence(seed, spawn_key=(batch,))
-# .generate_state(4, numpy.uint64) (fastsheng.hands), so a batch's stream depends on
+# .generate_state(4, numpy.uint64) (fastsheng.engine.hands), so a batch's stream depends on
 # (seed, batch) only. Bounded integers use Lemire's nearly-divisionless method on raw 64-bit
 # draws (https://arxiv.org/abs/1805.10941): results depend on this code only, never on a
 # library's high-level methods.

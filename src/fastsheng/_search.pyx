@@ -256,7 +256,7 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
 cdef enum:
     V2_SHIFT = 8             # search_cands = cands | version << V2_SHIFT
 
-# the knobs (fixed for the published version; fastsheng.bots names only their defaults)
+# the knobs (fixed for the published version; fastsheng.engine.registry names only their defaults)
 cdef int V2_K0 = 4           # worlds of the first round: most decisions stop there
 cdef int V2_EARLY = 0        # tricks before this one search k / V2_EARLY_DIV worlds at most
 cdef int V2_EARLY_DIV = 4
@@ -430,7 +430,7 @@ set_search_hook(<search_fn>search_any)
 
 
 # ---------------------------------------------------------------------------------------------
-# The Python face (fastsheng.bots validates the parameters)
+# The Python face (fastsheng.engine.registry validates the parameters)
 
 MAX_CANDS_ = MAX_CANDS
 

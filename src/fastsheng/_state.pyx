@@ -5,7 +5,7 @@
 and a trace buffer. It stops at every decision of a seat marked external, takes the decision,
 and resumes. It also enumerates legal plays (whole, or card by card with a legality mask),
 copies itself (a struct copy) and deals a world consistent with what one seat knows. Python
-(fastsheng.game) validates inputs and builds Actions and Observations; nothing here raises on
+(fastsheng.engine.game) validates inputs and builds Actions and Observations; nothing here raises on
 the nogil paths.
 """
 
@@ -348,7 +348,7 @@ def fill_slots(cls, tuple slots, tuple values):
 # The Python face
 
 cdef class GameCore:
-    """A game_t with its one-row batch. Built by fastsheng.game; not a public API."""
+    """A game_t with its one-row batch. Built by fastsheng.engine.game; not a public API."""
     cdef game_t g
     cdef batch_t b
     cdef rng_t master
@@ -833,7 +833,7 @@ cdef inline long pow3(int n) noexcept:
 
 
 # ---------------------------------------------------------------------------------------------
-# A batch with Python bots at some seats (fastsheng.pyplay): run_batch's loop, driven from
+# A batch with Python bots at some seats (fastsheng.engine.pybatch): run_batch's loop, driven from
 # Python one hand (or match) at a time, writing the same rows into the caller's arrays.
 
 cdef class BatchCore(GameCore):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from fastsheng.game import Action
+from fastsheng.engine.game import Action
 
 
 class _Plays:

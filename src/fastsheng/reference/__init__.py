@@ -16,7 +16,7 @@ from fastsheng.reference.levels import (
     match_won,
     next_dealer,
 )
-from fastsheng.reference.play import TRUMP, Context, Shape, Unit
+from fastsheng.reference.tricks import TRUMP, Context, Shape, Unit
 
 __all__ = ["TRUMP", "Context", "Shape", "Unit"]
 __all__ += ["Call", "available_shows", "can_declare", "describe_call", "standing_call"]

@@ -1,5 +1,8 @@
-"""Balance studies as a tool: ``fastsheng sweep`` (a baseline and many rule variants or line-ups
-on the same deals), its multiplicity adjustment, precision planning, bot-robustness check and
+"""The studies, above the simulation: statistics and their printing (stats, numfmt), the realism
+panel (realism), paired bot comparisons and ratings (evaluation, ladder), report and compare
+(report/), and balance studies as a tool: ``fastsheng sweep`` (a baseline and many rule variants or
+line-ups on the same deals), its multiplicity adjustment, precision planning, bot-robustness check
+and
 deal control variates. One concept per module:
 
 * :mod:`~fastsheng.studies.variants`: where variants come from (``--set``, a ``[grid]``, presets,
@@ -16,7 +19,24 @@ deal control variates. One concept per module:
 
 from __future__ import annotations
 
-from fastsheng.studies.sweep import paired_effects, sweep
-from fastsheng.studies.variants import SweepError, Variant, build_variants
+import importlib
 
-__all__ = ["sweep", "paired_effects", "SweepError", "Variant", "build_variants"]
+# `sweep` is the submodule here; the function is fs.sweep or fastsheng.studies.sweep.sweep
+__all__ = ["paired_effects", "SweepError", "Variant", "build_variants"]
+
+# Loaded on first use: `fastsheng.studies.stats` (which the report and workers import) must not
+# pull in the sweep, its plots and every run module behind it.
+_LAZY = {
+    "paired_effects": "fastsheng.studies.sweep",
+    "SweepError": "fastsheng.studies.variants",
+    "Variant": "fastsheng.studies.variants",
+    "build_variants": "fastsheng.studies.variants",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,13 +10,13 @@ from typing import Any
 
 import pandas as pd
 
-from fastsheng.report.columns import canonical_hands
-from fastsheng.report.compare import PAIRED
-from fastsheng.report.metrics import METRICS
-from fastsheng.report.model import Report, Table
-from fastsheng.report.runs import Run, load_run
 from fastsheng.studies.effects import Check, effect_table, values
 from fastsheng.studies.precision import PRECISION_TEXT, pilot_size, planned_n
+from fastsheng.studies.report.columns import canonical_hands
+from fastsheng.studies.report.compare import PAIRED
+from fastsheng.studies.report.metrics import METRICS
+from fastsheng.studies.report.model import Report, Table
+from fastsheng.studies.report.runs import Run, load_run
 from fastsheng.studies.robustness import CHECK_COLUMNS, FLIP, ROBUSTNESS_TEXT
 from fastsheng.studies.sweep import RunPlan, _safe
 from fastsheng.studies.variants import SweepError, Variant
@@ -34,7 +34,7 @@ CONF = 0.95
 
 
 def _plan(seed, batch_size, mode, level, workers, batch_fn) -> RunPlan:
-    from fastsheng.runner import DEFAULT_BATCH_SIZE
+    from fastsheng.sim.runner import DEFAULT_BATCH_SIZE
 
     return RunPlan(
         seed=seed,

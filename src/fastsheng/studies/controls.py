@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fastsheng import stats
+from fastsheng.studies import stats
 
 __all__ = [
     "COVARIATES",

@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fastsheng import stats
-from fastsheng.report.metrics import METRICS, Metric
-from fastsheng.report.sections import HEADLINE
+from fastsheng.studies import stats
 from fastsheng.studies.controls import mean_ci
 from fastsheng.studies.multiplicity import holm, simultaneous_conf
+from fastsheng.studies.report.metrics import METRICS, Metric
+from fastsheng.studies.report.sections import HEADLINE
 from fastsheng.studies.robustness import CHECK_COLUMNS, verdict
 from fastsheng.studies.variants import SweepError
 

@@ -8,7 +8,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 
-from fastsheng.report.plots import _figure
+from fastsheng.studies.report.plots import _figure
 from fastsheng.studies.robustness import FLIP
 
 __all__ = ["common_limits", "forest", "against_value"]

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from fastsheng import stats
+from fastsheng.studies import stats
 
 __all__ = [
     "PRECISION_TEXT",

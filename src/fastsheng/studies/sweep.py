@@ -1,7 +1,7 @@
 """``fastsheng sweep`` / :func:`fastsheng.sweep`: a baseline and many variants on the same deals.
 
 Every run (the baseline and each variant) is its own run folder ``OUT/runs/<variant>/`` made by
-:func:`fastsheng.runner.run` with one seed, n and batch size (common random numbers: hand i is
+:func:`fastsheng.sim.runner.run` with one seed, n and batch size (common random numbers: hand i is
 dealt the same cards from the same dealer in every run, which is checked). A finished run is
 reused, an interrupted one resumed: running the same sweep again finishes it and never plays a
 finished variant again. Local workers or a Dask scheduler, as ``sim``.
@@ -26,12 +26,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fastsheng.report.columns import canonical_hands
-from fastsheng.report.model import Figure, Report, Table
-from fastsheng.report.plots import png
-from fastsheng.report.render import print_headline, write_report
-from fastsheng.report.runs import Run, load_run
-from fastsheng.report.single import mode_conventions
 from fastsheng.studies import figures as figs
 from fastsheng.studies.controls import (
     CONTROLS_NAME,
@@ -46,6 +40,12 @@ from fastsheng.studies.controls import (
 from fastsheng.studies.effects import Check, check_available, effect_table, pick_metrics, values
 from fastsheng.studies.multiplicity import ADJUSTMENT_TEXT, simultaneous_conf
 from fastsheng.studies.precision import PRECISION_TEXT, pilot_size, planned_n
+from fastsheng.studies.report.columns import canonical_hands
+from fastsheng.studies.report.model import Figure, Report, Table
+from fastsheng.studies.report.plots import png
+from fastsheng.studies.report.render import print_headline, write_report
+from fastsheng.studies.report.runs import Run, load_run
+from fastsheng.studies.report.single import mode_conventions
 from fastsheng.studies.robustness import CHECK_COLUMNS, FLIP, ROBUSTNESS_TEXT
 from fastsheng.studies.variants import SweepError, Variant, build_variants
 
@@ -82,12 +82,11 @@ class RunPlan:
         self.say = say or (lambda text: None)
 
     def spec(self, rules, bots: str | None, n: int):
-        from fastsheng.report.commands import _bots_tuple
-        from fastsheng.runner import RunSpec
+        from fastsheng.sim.runner import RunSpec, lineup_names
 
         return RunSpec(
             rules=rules,
-            bots=_bots_tuple(bots),
+            bots=lineup_names(bots),
             seed=self.seed,
             n=n,
             batch_size=self.batch_size,
@@ -97,8 +96,8 @@ class RunPlan:
 
     def play(self, path: Path, rules, bots: str | None, n: int, what: str) -> Path:
         """One run into ``path``: reused when finished, resumed when interrupted."""
-        from fastsheng.dataset import Storage
-        from fastsheng.runner import finished_run, run
+        from fastsheng.sim.dataset import Storage
+        from fastsheng.sim.runner import finished_run, run
 
         spec = self.spec(rules, bots, n)
         storage = Storage(path)
@@ -200,8 +199,8 @@ def sweep(
     ``n``: hands per run (with ``precision``: the most it may choose). ``adjust=False``: 95%
     intervals each instead of simultaneous ones (a study that makes its own family). Writes
     ``out`` (default ``sweep-<baseline>-<k>-variants``); returns the
-    :class:`~fastsheng.report.Report`."""
-    from fastsheng.runner import MODES, default_batch_size
+    :class:`~fastsheng.studies.report.Report`."""
+    from fastsheng.sim.runner import MODES, default_batch_size
 
     bots = [bots] if isinstance(bots, str) else list(bots)
     if mode not in MODES:

@@ -220,10 +220,10 @@ def build_variants(
             "line-up (several --bots), not both"
         )
     if len(bots) > 1:
-        from fastsheng.report.commands import _lineup_label
+        from fastsheng.sim.runner import lineup_label
 
-        base = Variant(label=_lineup_label(bots[0]), rules=base_rules, bots=bots[0])
-        variants = [Variant(label=_lineup_label(b), rules=base_rules, bots=b) for b in bots[1:]]
+        base = Variant(label=lineup_label(bots[0]), rules=base_rules, bots=bots[0])
+        variants = [Variant(label=lineup_label(b), rules=base_rules, bots=b) for b in bots[1:]]
         _check_distinct(base, variants, key=lambda v: v.label, what="line-up")
         return base, variants
     lineup = bots[0] if bots else None

@@ -1,0 +1,263 @@
+"""A PettingZoo AEC environment: one hand of 双升 per episode, four agents, masked actions.
+
+Needs the optional extra ``pip install fastsheng[env]`` (pettingzoo, gymnasium). Built on
+:class:`fastsheng.Game`; docs/game.md, "A PettingZoo environment", describes the spaces and the
+rewards.
+
+Actions are one fixed ``Discrete(68)`` space for every decision:
+
+* ``0..53`` a card code: plays and burials are built card by card (``Game.legal_cards`` /
+  ``Game.apply_card``); a follow completes itself at the lead's size, a burial at 8 cards;
+* ``54`` ("done") closes a lead built card by card;
+* ``55`` ("pass") declines a call;
+* ``56 + k`` makes the call of show code ``k`` (0..11: ``kind * 6 + denom``, kind 0 a single,
+  1 a pair; denom 0..3 the level card of S, H, C, D, 4 the small joker, 5 the big joker).
+
+Rewards are in levels, zero-sum per team, given once when the hand ends: the winning side's
+level gain (the ``levels`` column of ``simulate_hands``) to its two agents, its negative to the
+two others. A defenders' take-over that gains 0 levels scores 0 for everyone; the hand's full
+row (``winner`` included) is in every agent's ``infos[agent]["result"]`` at the end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ImportError as e:  # the optional extra is missing: say how to get it
+    raise ImportError(
+        f"fastsheng.apps.env needs PettingZoo and Gymnasium: pip install 'fastsheng[env]' ({e})"
+    ) from e
+
+from fastsheng.cards import BIG_JOKER, RANKS, SMALL_JOKER, format_card, format_cards
+from fastsheng.engine.game import Action, Game, check_seed
+from fastsheng.engine.observation import TENSOR_SHAPE
+from fastsheng.errors import IllegalPlay
+from fastsheng.rules import Rules
+
+__all__ = ["env", "raw_env", "N_ACTIONS", "DONE", "PASS", "SHOW", "action_name", "show_code"]
+
+N_CARDS = 54
+DONE = 54
+PASS = 55
+SHOW = 56  # SHOW + show code
+N_SHOW_CODES = 12
+N_ACTIONS = SHOW + N_SHOW_CODES
+AGENTS = tuple(f"player_{s}" for s in range(4))  # player_s sits at seat s; teams 0/2 and 1/3
+
+_DENOMS = ("S", "H", "C", "D", "SJ", "BJ")
+
+
+def show_code(cards: tuple[int, ...] | list[int]) -> int:
+    """The show code (0..11) of a call's cards: a level card, or a joker when no level card is
+    shown (a joker that only accompanies a level card, under declare_needs_joker, is not its
+    denomination); a pair when that card is shown twice."""
+    level_cards = [c for c in cards if c < SMALL_JOKER]
+    main = level_cards[0] if level_cards else cards[0]
+    denom = main // 13 if main < SMALL_JOKER else 4 + (main == BIG_JOKER)
+    kind = 1 if list(cards).count(main) == 2 else 0
+    return kind * 6 + denom
+
+
+def action_name(action: int) -> str:
+    """A readable name for an action id: a card ("10H"), "done", "pass", "show pair H"."""
+    if 0 <= action < N_CARDS:
+        return format_card(action)
+    if action == DONE:
+        return "done"
+    if action == PASS:
+        return "pass"
+    if SHOW <= action < N_ACTIONS:
+        k = action - SHOW
+        return f"show {'pair' if k // 6 else 'single'} {_DENOMS[k % 6]}"
+    raise ValueError(f"action {action} is not in 0..{N_ACTIONS - 1}")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment with PettingZoo's usual checks (actions in range, reset before step,
+    ...): ``env(rules="standard", seed=0, level="2", render_mode=None)``."""
+    e = raw_env(**kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
+    """One hand per episode. ``reset(seed=s)`` deals hand 0 of ``simulate_hands(rules, ...,
+    seed=s, level=level)``; each later ``reset()`` without a seed deals the next hand of that
+    run (1, 2, ...), so a sequence of episodes is a pure function of the seed. The environment
+    is `seed` (default 0) until a reset gives one; the seed is never taken from the clock.
+    ``self.game`` is the fastsheng.Game being played (all four hands: for analysis, not for
+    agents)."""
+
+    metadata = {
+        "name": "fastsheng_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        rules: Rules | str = "standard",
+        seed: int = 0,
+        level: str = "2",
+        render_mode: str | None = None,
+    ):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
+        self.render_mode = render_mode
+        self._rules = rules
+        self._level = level
+        self._seed = seed
+        self._next_hand = 0
+        Game(rules, seed=seed, level=level)  # checks rules, seed and level now
+        self.possible_agents = list(AGENTS)
+        self.agents: list[str] = []
+        self.game: Game | None = None
+        obs = spaces.Box(0.0, 1.0, TENSOR_SHAPE, np.float32)
+        mask = spaces.Box(0, 1, (N_ACTIONS,), np.int8)
+        self._obs_space = spaces.Dict({"observation": obs, "action_mask": mask})
+        self._act_space = spaces.Discrete(N_ACTIONS)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        # one space object for every agent and call (so seeding a space works)
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._act_space
+
+    # --- episode --------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seed = check_seed(seed)  # as env(seed=...): 1.5 or "7" is refused, not cast
+            self._next_hand = 0
+        self.hand_id = self._next_hand
+        self._next_hand += 1
+        self.game = Game(self._rules, seed=self._seed, hand_id=self.hand_id, level=self._level)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._mask_cache: np.ndarray | None = None
+        self.agent_selection = AGENTS[self.game.to_act]
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0
+        self.rewards = {a: 0 for a in self.agents}
+        self._play(int(action))
+        self._mask_cache = None
+        g = self.game
+        if g.phase == "done":
+            self._finish()
+        else:
+            self.agent_selection = AGENTS[g.to_act]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _play(self, action: int) -> None:
+        g = self.game
+        if not 0 <= action < N_ACTIONS:  # raw_env has no bounds wrapper; -1 must not wrap around
+            raise ValueError(f"action {action} is not in 0..{N_ACTIONS - 1}")
+        if not self._legal_mask()[action]:
+            raise IllegalPlay(
+                f"{action_name(action)} (action {action}) is not legal for seat {g.to_act} now "
+                f"({g.decision}); pick an action whose action_mask entry is 1"
+            )
+        if action < N_CARDS:
+            g.apply_card(action)
+        else:  # done, pass or a show: the Action offered for it
+            g.apply(next(a for a in g.legal_actions() if _id(a) == action))
+
+    def _finish(self) -> None:
+        row = self.game.result()
+        dealer_team = row["dealer"] % 2
+        winners = dealer_team if row["winner"] == "dealer" else 1 - dealer_team
+        gain = int(row["levels"])
+        for s, a in enumerate(AGENTS):
+            self.rewards[a] = gain if s % 2 == winners else -gain
+            self.terminations[a] = True
+            self.infos[a] = {"result": row}
+
+    # --- what an agent sees ---------------------------------------------------------------
+
+    def _legal_mask(self) -> np.ndarray:
+        """The mask of the agent to act (cached for one state)."""
+        if self._mask_cache is not None:
+            return self._mask_cache
+        g = self.game
+        mask = np.zeros(N_ACTIONS, np.int8)
+        decision = g.decision
+        if decision == "declare":
+            for a in g.legal_actions():
+                mask[_id(a)] = 1
+        elif decision is not None:
+            mask[g.legal_cards()] = 1
+            if decision == "lead" and g.picked:
+                mask[DONE] = 1
+        self._mask_cache = mask
+        return mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = AGENTS.index(agent)
+        g = self.game
+        if g.phase != "done" and g.to_act == seat:
+            mask = self._legal_mask().copy()
+        else:
+            mask = np.zeros(N_ACTIONS, np.int8)
+        return {"observation": g.observation(seat).to_tensor(), "action_mask": mask}
+
+    def render(self) -> str | None:
+        if self.render_mode is None or self.game is None:
+            return None
+        text = _describe(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def _id(a: Action) -> int:
+    """The action id of an offered Action."""
+    if a.kind == "card":
+        return a.cards[0]
+    if a.kind == "done":
+        return DONE
+    if a.kind == "pass":
+        return PASS
+    if a.kind == "show":
+        return SHOW + show_code(a.cards)
+    raise ValueError(f"{a.kind} actions are not offered by the environment")
+
+
+def _describe(g: Game) -> str:
+    """A short text of the table: the hand's state, the trick in progress, the seat to act."""
+    o = g.observation(max(g.to_act, 0))
+    lines = [
+        f"{g.rules.name} level {RANKS[o.level]} phase {g.phase}; "
+        f"defenders' points {o.defender_points}"
+    ]
+    for seat, cards in o.current_trick:
+        lines.append(f"  seat {seat} played {format_cards(list(cards))}")
+    if g.phase == "done":
+        row = g.result()
+        lines.append(f"  done: {row['winner']} +{row['levels']} levels")
+    else:
+        picked = f"; picked {format_cards(list(g.picked))}" if g.picked else ""
+        lines.append(f"  seat {g.to_act} to {g.decision}: {format_cards(list(o.hand))}{picked}")
+    return "\n".join(lines)

@@ -1,0 +1,254 @@
+"""Bot names: the public names, their versions, and the one function that resolves them.
+
+A bot that ships is frozen under a versioned name (`basic-v1`, `expert-v1`, ...) and plays the
+same hands forever; the unversioned names (`basic`, `expert`) point at the newest version. Every
+entry point (the Python API, the CLI, the runner, compare) resolves names with
+:func:`resolve_bot`, and what is recorded (run.json, the `bots` column) is the resolved name, so
+a published dataset names exactly the bots that played it. Pure Python (no engine import), so
+the runner can check names before the engine is built.
+
+``search`` takes parameters in its name (``search:k=32,cands=8``, docs/bots.md); it resolves to
+every parameter spelled out, its base bot included (``search:k=32,cands=8,base=expert-v1``).
+
+A Python bot may also be given as an object or a class wherever a name goes: it resolves to a
+:class:`BotRef`, a ``str`` (so line-ups, run.json and the ``bots`` column stay strings) named
+``module:Class`` that carries the object with it.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import sys
+from typing import Any
+
+__all__ = [
+    "BOTS",
+    "ALIASES",
+    "BotRef",
+    "bot_spec",
+    "is_python_bot",
+    "resolve_bot",
+    "resolve_bots",
+    "split_bots",
+]
+
+# unversioned name -> the version it plays today
+ALIASES = {"basic": "basic-v1", "expert": "expert-v4"}
+
+# the row of each versioned bot in the C table of bots (ids in fastsheng/_bots.pxd, rows at the
+# end of _bots.pyx; docs/bots.md, "How to add a bot version"); `_chaos` leads random
+# subsets of a suit (throws that fail), `_mute` plays as basic-v1 and never calls (the no-call
+# fallbacks): test bots, not public
+BOT_INDEX = {
+    "random": 0,
+    "basic-v1": 1,
+    "expert-v1": 2,
+    "_chaos": 3,
+    "_mute": 4,
+    "expert-v2": 5,
+    "expert-v3": 6,
+    "expert-v4": 7,
+}
+
+# the search bot: parameters with their defaults and bounds (cands <= _search.MAX_CANDS)
+SEARCH = "search"
+# (the base stays expert-v3, so `search` plays as in its published figures; base=expert is v4)
+SEARCH_DEFAULTS = {"k": 32, "cands": 8, "base": "expert-v3"}
+SEARCH_BOUNDS = {"k": (1, 1024), "cands": (1, 32)}
+# the searches by version: name -> the version the C search dispatches on (bot_spec packs it
+# above the candidates, fastsheng._search.V2_SHIFT); `search` itself is version 0, frozen
+SEARCH_VERSIONS = {SEARCH: 0, "search-v2": 1}
+_SEARCH_SHIFT = 8
+
+
+def _search_family(key: str) -> str | None:
+    """The search name `key` (lower-cased) belongs to: ``search``, ``search-v2`` or None."""
+    for fam in SEARCH_VERSIONS:
+        if key == fam or key.startswith(fam + ":"):
+            return fam
+    return None
+
+
+# the names a user may give (unversioned first)
+BOTS = (
+    "random",
+    *ALIASES,
+    *(n for n in BOT_INDEX if n not in ("random",) and n[0] != "_"),
+    *SEARCH_VERSIONS,
+)
+
+
+# a Python bot (fastsheng.engine.agents): "module.path:Attribute", or the built-in Python random bot
+_PY_SPEC = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+PY_RANDOM = "py-random"
+
+
+class BotRef(str):
+    """A bot object or class given in place of a name. Its text is ``module:Class`` (what
+    run.json and the ``bots`` column record); :meth:`make` gives the bot that plays a seat: a
+    class is instantiated with no arguments, an object is deep-copied, so every seat of every
+    batch starts from the object as given (as a worker process would get it) and the object
+    itself never plays."""
+
+    target: Any
+
+    def __new__(cls, target: Any, name: str | None = None) -> BotRef:
+        kind = target if isinstance(target, type) else type(target)
+        self = super().__new__(cls, name or f"{kind.__module__}:{kind.__qualname__}")
+        self.target = target
+        return self
+
+    def __reduce__(self):
+        # pickled with its object (a class by reference) and its name: a spawned worker sees
+        # the parent's __main__ as __mp_main__, and the data must not depend on the worker
+        return (BotRef, (self.target, str(self)))
+
+    def make(self) -> Any:
+        """A fresh bot for one seat of one batch; ValueError naming it if that fails."""
+        try:
+            obj = self.target() if isinstance(self.target, type) else copy.deepcopy(self.target)
+        except Exception as e:
+            how = "instantiate" if isinstance(self.target, type) else "copy"
+            raise ValueError(f"bot {self}: cannot {how} it ({type(e).__name__}: {e})") from None
+        if not callable(getattr(obj, "act", None)):
+            raise ValueError(f"bot {self}: it has no act(observation, legal_actions) method")
+        return obj
+
+    def worker_problem(self, *, dask: bool = False) -> str | None:
+        """Why a worker process could not get this bot (None: it pickles, and its class is
+        importable there; Dask's cloudpickle sends a class of ``__main__`` by value)."""
+        import pickle
+
+        kind = self.target if isinstance(self.target, type) else type(self.target)
+        main = sys.modules.get("__main__")
+        interactive = getattr(main, "__file__", None) is None
+        if kind.__module__ == "__main__" and interactive and not dask:
+            return "it is defined in an interactive session, which worker processes cannot import"
+        try:
+            if dask and kind.__module__ == "__main__":
+                import cloudpickle
+
+                cloudpickle.dumps(self)
+            else:
+                pickle.dumps(self)
+        except Exception as e:
+            return f"it does not pickle ({type(e).__name__}: {e})"
+        return None
+
+
+def is_bot_object(obj: Any) -> bool:
+    """A bot given as an object or class (anything with an ``act`` method), not a name."""
+    return isinstance(obj, BotRef) or (not isinstance(obj, str) and hasattr(obj, "act"))
+
+
+def is_python_bot(name: str) -> bool:
+    """A name that runs Python code at a seat: "module.path:Class" or "py-random" (not
+    ``search:...``, the C search bot with its parameters), or a bot object (:class:`BotRef`)."""
+    if is_bot_object(name):
+        return True
+    if isinstance(name, str) and _search_family(name.strip().lower()):
+        return False
+    return isinstance(name, str) and (name == PY_RANDOM or bool(_PY_SPEC.fullmatch(name)))
+
+
+def resolve_bot(name: str) -> str:
+    """The versioned name a bot name plays as: ``"expert"`` -> ``"expert-v4"``. Raises
+    ``ValueError`` naming the bot and the known ones when it is unknown. A Python bot's
+    "module.path:Class" is kept as given (it is imported where it plays); a bot object or class
+    becomes a :class:`BotRef`."""
+    if is_bot_object(name):
+        return name if isinstance(name, BotRef) else BotRef(name)
+    if is_python_bot(name):
+        return name
+    key = name.strip().lower() if isinstance(name, str) else name
+    if isinstance(key, str) and _search_family(key):
+        return _resolve_search(name, key)
+    key = ALIASES.get(key, key)
+    if key not in BOT_INDEX:
+        raise ValueError(
+            f"unknown bot {name!r}; bots: {', '.join(BOTS)}, or a Python bot module.path:Class"
+        )
+    return key
+
+
+def resolve_bots(bots: Any) -> tuple[str, str, str, str]:
+    """A line-up -> the four resolved names, seat 0 first. One bot (a name, an object or a
+    class) plays all four seats; two are the teams (seats 0/2, then 1/3); four are the seats.
+    A string may list them comma-separated (``"mine:Bot,expert"``)."""
+    if is_bot_object(bots):
+        names: tuple[Any, ...] = (bots,)
+    elif isinstance(bots, str):
+        names = tuple(split_bots(bots)) if "," in bots else (bots,)
+    else:
+        try:
+            names = tuple(bots)
+        except TypeError:
+            raise ValueError(
+                f"bots: a name, a bot object or class, or a list of them, not {bots!r}"
+            ) from None
+    if len(names) == 1:
+        names *= 4
+    elif len(names) == 2:  # team 0 (seats 0, 2), team 1 (seats 1, 3)
+        names = (names[0], names[1], names[0], names[1])
+    if len(names) != 4:
+        raise ValueError(
+            f"bots: one bot (every seat), two (team 0 at seats 0/2, team 1 at seats 1/3) or four "
+            f"(one per seat), got {len(names)}"
+        )
+    return tuple(resolve_bot(n) for n in names)  # type: ignore[return-value]
+
+
+def _resolve_search(name: str, key: str) -> str:
+    """``search[:k=..,cands=..,base=..]`` (or ``search-v2[:...]``) with every parameter spelled
+    out, the base resolved."""
+    fam = _search_family(key) or SEARCH
+    params = dict(SEARCH_DEFAULTS)
+    body = key[len(fam) + 1 :]
+    for item in filter(None, (p.strip() for p in body.split(","))):
+        field, eq, value = item.partition("=")
+        field, value = field.strip(), value.strip()
+        if not eq or field not in SEARCH_DEFAULTS:
+            raise ValueError(
+                f"bot {name!r}: parameters are {', '.join(f'{k}=' for k in SEARCH_DEFAULTS)}"
+                f" (e.g. search:k=32,cands=8), not {item!r}"
+            )
+        params[field] = value
+    for field, (lo, hi) in SEARCH_BOUNDS.items():
+        value = str(params[field])
+        if not value.isdigit() or not lo <= int(value) <= hi:
+            raise ValueError(f"bot {name!r}: {field} must be an integer in {lo}..{hi}")
+        params[field] = int(value)
+    base = resolve_bot(str(params["base"]))
+    if _search_family(base) or base.startswith("_"):
+        raise ValueError(f"bot {name!r}: base must be a built-in bot other than search")
+    return f"{fam}:k={params['k']},cands={params['cands']},base={base}"
+
+
+def bot_spec(resolved: str) -> tuple[int, int, int]:
+    """A resolved name -> (C index of the bot that plays its seat, search worlds k, search
+    candidates): k = cands = 0 for a bot that does not search."""
+    fam = _search_family(resolved)
+    if fam and fam != resolved:
+        fields = dict(p.split("=", 1) for p in resolved[len(fam) + 1 :].split(","))
+        cands = int(fields["cands"]) | SEARCH_VERSIONS[fam] << _SEARCH_SHIFT
+        return BOT_INDEX[fields["base"]], int(fields["k"]), cands
+    return BOT_INDEX[resolved], 0, 0
+
+
+def is_builtin(name: str) -> bool:
+    """A resolved name the C engine plays (test bots excluded)."""
+    return bool(_search_family(name)) or (name in BOT_INDEX and not name.startswith("_"))
+
+
+def split_bots(text: str) -> list[str]:
+    """A comma-separated line-up, where a ``key=value`` piece continues the previous bot's
+    parameters: ``"search:k=8,cands=4,expert"`` -> ``["search:k=8,cands=4", "expert"]``."""
+    out: list[str] = []
+    for piece in text.split(","):
+        part = piece.strip()
+        if out and "=" in part and ":" not in part and _search_family(out[-1].lower()):
+            out[-1] += "," + part
+        else:
+            out.append(part)
+    return out

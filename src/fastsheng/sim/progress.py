@@ -1,0 +1,209 @@
+"""Progress of a run on stderr: a rich progress bar (hands/s, ETA) on a terminal, plain periodic
+lines otherwise (logs, CI, pipes), nothing but problems with ``--quiet``.
+
+A reporter is the ``on_event(kind, info)`` callback of :func:`fastsheng.sim.runner.run`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+__all__ = ["Reporter", "make_reporter", "fmt_count", "fmt_duration"]
+
+
+def died_phrase(reason: str) -> str:
+    """ "was killed by SIGKILL", "exited with code 1", "vanished"."""
+    return f"was {reason}" if reason.startswith("killed") else reason
+
+
+def fmt_count(n: float) -> str:
+    return f"{int(round(n)):,}"
+
+
+def fmt_duration(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+class Reporter:
+    """Plain reporter: a start line, a line every ``interval`` seconds, worker deaths and notes.
+
+    ``quiet`` keeps only worker deaths (they are problems worth seeing)."""
+
+    def __init__(self, stream: TextIO | None = None, *, quiet: bool = False, interval: float = 5.0):
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.interval = interval
+        self.unit = "hands"
+        self.total = 0
+        self.done = 0
+        self.done_at_start = 0
+        self.t0 = time.perf_counter()
+        self.last = self.t0
+        self.seed_drawn = False
+
+    # -- helpers
+    def write(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
+
+    def rate(self) -> float:
+        elapsed = time.perf_counter() - self.t0
+        return (self.done - self.done_at_start) / elapsed if elapsed > 0 else 0.0
+
+    def status_line(self) -> str:
+        rate = self.rate()
+        left = self.total - self.done
+        eta = fmt_duration(left / rate) if rate > 0 else "?"
+        pct = 100.0 * self.done / self.total if self.total else 100.0
+        return (
+            f"  {fmt_count(self.done)}/{fmt_count(self.total)} {self.unit} ({pct:.0f}%)  "
+            f"{fmt_count(rate)} {self.unit}/s  ETA {eta}"
+        )
+
+    # -- events
+    def __call__(self, kind: str, info: Mapping[str, Any]) -> None:
+        getattr(self, f"on_{kind}", self.on_other)(info)
+
+    def on_start(self, info: Mapping[str, Any]) -> None:
+        spec = info["spec"]
+        self.unit = "matches" if spec.mode == "matches" else "hands"
+        self.total = info["total_rows"]
+        self.done = self.done_at_start = info["done_rows"]
+        self.t0 = self.last = time.perf_counter()
+        if self.quiet:
+            return
+        bots = spec.bots[0] if len(set(spec.bots)) == 1 else ",".join(spec.bots)
+        where = (
+            f"{info['workers']} worker{'s' if info['workers'] != 1 else ''}"
+            if info.get("scheduler") is None
+            else f"Dask at {_address(info['scheduler'])}"
+        )
+        if info["workers"] == 0 and info.get("scheduler") is None:
+            where = "in-process"
+        self.write(
+            f"sim: {fmt_count(spec.n)} {self.unit} of {spec.rules_name}, bots {bots}, "
+            f"seed {spec.seed}{' (drawn at random)' if self.seed_drawn else ''}, "
+            f"{info['total_batches']} batches of {fmt_count(spec.batch_size)}, "
+            f"{where} -> {info['out']}"
+        )
+        if info["done_batches"]:
+            self.write(
+                f"resuming: {info['done_batches']} of {info['total_batches']} batches already "
+                "finished"
+            )
+        self.begin()
+
+    def begin(self) -> None:
+        pass
+
+    def on_batch(self, info: Mapping[str, Any]) -> None:
+        self.done += sum_rows(info)
+        if self.quiet:
+            return
+        now = time.perf_counter()
+        if now - self.last >= self.interval:
+            self.last = now
+            self.write(self.status_line())
+
+    def on_worker_died(self, info: Mapping[str, Any]) -> None:
+        if info.get("batch") is None:
+            self.write(
+                f"warning: worker {info['pid']} {died_phrase(info['reason'])} while idle; replaced"
+            )
+            return
+        what = f"retrying (attempt {info['attempt'] + 1})" if info.get("retry") else "giving up"
+        self.write(
+            f"warning: worker {info['pid']} {died_phrase(info['reason'])} while running batch "
+            f"{info['batch']}; {what}"
+        )
+
+    def on_note(self, info: Mapping[str, Any]) -> None:
+        if not self.quiet:
+            self.write(info["message"])
+
+    def on_other(self, info: Mapping[str, Any]) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _address(client: Any) -> str:
+    return str(getattr(getattr(client, "scheduler", None), "address", client))
+
+
+def sum_rows(info: Mapping[str, Any]) -> int:
+    stats = info.get("stats") or {}
+    if "matches" in stats:
+        return int(stats["matches"])
+    return int(stats.get("hands", 0))
+
+
+class RichReporter(Reporter):
+    """The rich progress bar: bar, count, hands/s, elapsed, ETA."""
+
+    def begin(self) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            ProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+        from rich.text import Text
+
+        unit = self.unit
+
+        class RateColumn(ProgressColumn):
+            def render(self, task):  # noqa: D102
+                speed = task.finished_speed or task.speed
+                return Text(f"{fmt_count(speed)} {unit}/s" if speed else f"? {unit}/s")
+
+        self.console = Console(file=self.stream)
+        self.progress = Progress(
+            TextColumn("[bold]sim"),
+            BarColumn(),
+            TextColumn("{task.completed:,.0f}/{task.total:,.0f} " + unit),
+            RateColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=False,
+            refresh_per_second=5,
+            speed_estimate_period=10.0,
+        )
+        self.progress.start()
+        self.task = self.progress.add_task("sim", total=self.total, completed=self.done)
+
+    def on_batch(self, info: Mapping[str, Any]) -> None:
+        n = sum_rows(info)
+        self.done += n
+        if hasattr(self, "progress"):
+            self.progress.update(self.task, advance=n)
+
+    def write(self, line: str) -> None:
+        if hasattr(self, "progress"):
+            self.progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
+        else:
+            super().write(line)
+
+    def close(self) -> None:
+        if hasattr(self, "progress"):
+            self.progress.stop()
+            del self.progress
+
+
+def make_reporter(*, quiet: bool = False, stream: TextIO | None = None) -> Reporter:
+    """A rich bar on a terminal, plain lines otherwise."""
+    stream = stream or sys.stderr
+    if not quiet and getattr(stream, "isatty", lambda: False)():
+        return RichReporter(stream, quiet=quiet)
+    return Reporter(stream, quiet=quiet)

@@ -1,0 +1,211 @@
+"""The ``report`` and ``compare`` commands: read or simulate runs, compute, write the outputs and
+print the headline (called by :mod:`fastsheng.apps.cli`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fastsheng.sim.runner import default_batch_size, lineup_label, lineup_names
+from fastsheng.studies.report.compare import compute_compare, team_view
+from fastsheng.studies.report.model import Report
+from fastsheng.studies.report.render import print_headline, print_table, write_report
+from fastsheng.studies.report.runs import Run, load_run
+from fastsheng.studies.report.single import compute_report
+
+__all__ = ["report_command", "compare_command", "simulate_run"]
+
+
+def report_command(
+    run: str | os.PathLike[str],
+    out: str | os.PathLike[str] | None = None,
+    *,
+    quiet: bool = False,
+    console: Any = None,
+    notice: str | None = None,
+) -> Report:
+    """``fastsheng report RUN [--out DIR]``: write ``RUN/report/`` (or DIR) and print the
+    headline. ``notice`` (e.g. "incomplete: 3 of 10 batches") is shown on every output."""
+    r = load_run(run)
+    rep = compute_report(r, notice=notice)
+    where = Path(out) if out else Path(run) / "report"
+    index = write_report(rep, where)
+    if not quiet:
+        print_headline(rep, console)
+        _say(console, f"wrote {index} and {len(rep.tables)} CSV tables")
+    return rep
+
+
+def _say(console: Any, text: str) -> None:
+    if console is not None:
+        console.print(text)
+    else:
+        print(text)
+
+
+def compare_command(
+    runs: Sequence[str | os.PathLike[str]] = (),
+    *,
+    rules: Sequence[str] = (),
+    bots: Sequence[Any] = (),
+    n: int = 20_000,
+    seed: int = 0,
+    batch_size: int | None = None,
+    mode: str = "hands",
+    level: str = "2",
+    out: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+    quiet: bool = False,
+    console: Any = None,
+    batch_fn: Any = None,
+    notice: str | None = None,
+    precision: float | None = None,
+    check_bots: str | None = None,
+    check_n: int | None = None,
+) -> Report:
+    """``fastsheng compare``: either two existing runs (``runs=[A, B]``), or simulate two variants
+    that differ in rules (``rules=[a, b]``) or bots (``bots=[a, b]``) over the same deals
+    (same seed, n and batch size: common random numbers) into ``OUT/a`` and ``OUT/b``, then
+    compare. Writes ``OUT/index.html`` + CSVs (default ``OUT``: ``compare-<a>-vs-<b>``).
+    ``notice`` is shown on every output. ``precision``, ``check_bots``, ``check_n``:
+    :class:`fastsheng.studies.compare_options.CompareOptions`."""
+    from fastsheng.studies.compare_options import CompareOptions
+
+    runs = [str(r) for r in runs]
+    teams: list[tuple[str, Path, Path]] = []
+    opts = CompareOptions(precision, check_bots, check_n, runs=bool(runs), rules=rules)
+    if runs:
+        if len(runs) != 2 or rules or bots:
+            raise ValueError("give exactly two run folders, or two --rules / two --bots")
+        run_a, run_b = load_run(runs[0]), load_run(runs[1])
+        la, lb = _short_label(run_a, run_b)
+        where = (
+            Path(out)
+            if out
+            else Path(runs[0]).parent / (f"compare-{Path(runs[0]).name}-vs-{Path(runs[1]).name}")
+        )
+    else:
+        rules = list(rules) or []
+        bots = list(bots) or []
+        from fastsheng.rules import rules_from_spec
+
+        for spec in rules:  # a bad rules set is refused before the other variant is played
+            rules_from_spec(spec)
+        if len(rules) == 2 and len(bots) <= 1:
+            variants = [(r, bots[0] if bots else None) for r in rules]
+            labels = list(rules)
+        elif len(bots) == 2 and len(rules) <= 1:
+            variants = [(rules[0] if rules else "standard", b) for b in bots]
+            labels = [lineup_label(b) for b in bots]
+        else:
+            raise ValueError(
+                "give two --rules (and at most one --bots), or two --bots (and at "
+                "most one --rules), or two run folders"
+            )
+        if labels[0] == labels[1]:
+            labels = [f"{labels[0]}-A", f"{labels[1]}-B"]
+        folders = [_folder_name(lab) for lab in labels]
+        where = Path(out) if out else Path(f"compare-{folders[0]}-vs-{folders[1]}")
+        if batch_size is None:  # one batch size for both, or the deals would differ
+            batch_size = min(default_batch_size(lineup_names(bt), mode) for _, bt in variants)
+        n = opts.plan_n(variants, labels, n, where, seed=seed, batch_size=batch_size, mode=mode,
+                        level=level, workers=workers, batch_fn=batch_fn)  # fmt: skip
+        common = dict(
+            n=n,
+            seed=seed,
+            batch_size=batch_size,
+            mode=mode,
+            level=level,
+            workers=workers,
+            batch_fn=batch_fn,
+            quiet=quiet,
+        )
+        paths = []
+        for (rl, bt), lab, folder in zip(variants, labels, folders, strict=True):
+            p = where / "runs" / folder
+            simulate_run(p, rules=rl, bots=bt, **common)
+            paths.append(p)
+            lineup = lineup_names(bt)
+            if mode == "hands" and lineup[0] != lineup[1] and lineup[:2] == lineup[2:]:
+                # two teams: the same deals with the seats swapped give the ladder's view
+                swapped = where / "runs" / f"{folder}-seats-swapped"
+                simulate_run(swapped, rules=rl, bots=(lineup[1], lineup[0]), **common)
+                teams.append((lab, p, swapped))
+        run_a, run_b = load_run(paths[0]), load_run(paths[1])
+        la, lb = labels
+    rep = compute_compare(run_a, run_b, label_a=la, label_b=lb, notice=notice)
+    if teams:
+        rep.tables.insert(1, team_view([(lab, load_run(a), load_run(b)) for lab, a, b in teams]))
+    lines = opts.finish(rep, run_a, run_b)
+    index = write_report(rep, where)
+    opts.mark(index)
+    if not quiet:
+        print_headline(rep, console)
+        if teams:
+            print_table(rep.table("teams"), console)
+        for line in lines:
+            _say(console, line)
+        _say(console, f"wrote {index} and {len(rep.tables)} CSV tables")
+    return rep
+
+
+def _folder_name(label: str) -> str:
+    """A label as a folder name: a rules file by its stem (``x.toml`` -> ``x``)."""
+    if label.lower().endswith(".toml"):
+        label = Path(label).stem
+    return _safe(label)
+
+
+def _short_label(a: Run, b: Run) -> tuple[str, str]:
+    ma, mb = a.manifest, b.manifest
+    if ma.get("rules_name") != mb.get("rules_name") or ma.get("rules") != mb.get("rules"):
+        if ma.get("bots") == mb.get("bots"):
+            return str(ma.get("rules_name")), str(mb.get("rules_name"))
+    if ma.get("bots") != mb.get("bots") and ma.get("rules") == mb.get("rules"):
+        return ",".join(ma.get("bots", [])), ",".join(mb.get("bots", []))
+    return Path(a.path).name, Path(b.path).name
+
+
+def _safe(s: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in s)
+
+
+def simulate_run(
+    out: str | os.PathLike[str],
+    *,
+    rules: str,
+    bots: Any,
+    n: int,
+    seed: int,
+    batch_size: int | None = None,
+    mode: str = "hands",
+    level: str = "2",
+    workers: int | None = None,
+    batch_fn: Any = None,
+    quiet: bool = True,
+) -> Path:
+    """Simulate one run into ``out`` with :func:`fastsheng.sim.runner.run` (reusing a finished run
+    with the same configuration), with a progress bar on a terminal unless ``quiet``."""
+    from fastsheng.rules import rules_from_spec
+    from fastsheng.sim import progress
+    from fastsheng.sim.runner import RunSpec, default_batch_size, run
+
+    spec = RunSpec(
+        rules=rules_from_spec(rules),
+        bots=lineup_names(bots),
+        seed=seed,
+        n=n,
+        batch_size=batch_size or default_batch_size(lineup_names(bots), mode),
+        mode=mode,
+        level=level,
+    )
+    p = Path(out)
+    resume = (p / "run.json").is_file()
+    reporter = progress.make_reporter(quiet=quiet)
+    try:  # a rerun with other options is told to give another --out (runner's message)
+        run(spec, str(p), workers=workers, resume=resume, batch_fn=batch_fn, on_event=reporter)
+    finally:
+        reporter.close()
+    return p

@@ -1,0 +1,297 @@
+"""Every per-hand metric of ``report`` and ``compare``, declared once: what it is called, its unit,
+its kind (which decides its interval), the columns it needs and how to compute it from the
+canonical hands table (:mod:`fastsheng.studies.report.columns`).
+
+Kinds and intervals (all 95%):
+
+* ``proportion``: a share of hands (``value`` is 0/1 per hand): Wilson score interval.
+* ``mean``: a mean per hand: Student t interval with :func:`fastsheng.studies.stats.skew_check` (the
+  ``warning`` column says when the sample is too skewed or has too few events for it to hold;
+  an all-zero mean gets the exact Poisson bound ``step`` x 3.689 / n instead of [0, 0], ``step``
+  being the metric's smallest nonzero value per hand: 1 for counts and levels, 5 for card points
+  and kitty bonuses (every multiplier is at least 1); no bound, n/a, where it depends on the
+  rules, as for the penalty: points per card, flat, or half the stake).
+* ``ratio``: a ratio of sums over hands (``value`` / ``den``): cluster-robust delta-method interval
+  with the hand as the cluster (Wilson bound when no event varies).
+* ``calibration``: events seen over the events a model expected (``value`` / ``den``, e.g. failed
+  throws over the bots' own failure estimates): the exact Poisson interval
+  (:func:`fastsheng.studies.realism.calibration`), which holds with a handful of rare events.
+
+In matches mode the hands of a match are dependent: every interval is then the cluster-robust one
+with the match as the cluster (:func:`clustered`), whatever the kind.
+
+``among`` restricts a metric to some hands (e.g. per capture); its n counts those hands.
+``compare`` pairs every metric without ``among`` hand by hand (:func:`paired`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fastsheng.studies import stats
+
+__all__ = [
+    "CONF",
+    "Metric",
+    "METRICS",
+    "metric",
+    "estimate_row",
+    "paired_row",
+    "available",
+    "interval",
+    "clustered",
+    "clustered_paired",
+]
+
+CONF = 0.95
+
+Values = Callable[[pd.DataFrame], Any]
+
+
+@dataclass(frozen=True)
+class Metric:
+    key: str  # stable name (CSV column ``key``)
+    label: str  # what the number is, as shown
+    unit: str  # share, points, levels, throws, x (multiplier)
+    kind: str  # proportion, mean or ratio
+    needs: tuple[str, ...]  # canonical columns it is computed from
+    value: Values  # per-hand value (0/1 for a proportion; the numerator of a ratio)
+    den: Values | None = None  # per-hand denominator of a ratio
+    among: Values | None = None  # the hands it is defined on (a mask); None: all hands
+    note: str = ""
+    step: float | None = 1.0  # smallest nonzero value per hand (bounds an all-zero mean)
+
+    def available(self, h: pd.DataFrame) -> bool:
+        return all(c in h for c in self.needs)
+
+    @property
+    def pairable(self) -> bool:
+        """Defined on every hand, so two runs can be compared hand by hand."""
+        return self.among is None
+
+
+def _col(name: str) -> Values:
+    return lambda h: h[name]
+
+
+def _pos(name: str) -> Values:
+    return lambda h: h[name] > 0
+
+
+def _captured(h: pd.DataFrame):
+    return h["kitty_captured"].to_numpy(bool)
+
+
+def _decided(h: pd.DataFrame):
+    return h["kitty_decides"].to_numpy(bool)
+
+
+_M = Metric
+_DECLARED: tuple[Metric, ...] = (
+    _M("defenders_total", "defenders' total points (mean)", "points", "mean",
+       ("defenders_total",), _col("defenders_total"),
+       note="trick points + kitty bonus + throw penalties, at least 0", step=5.0),
+    _M("trick_points", "defenders' trick points (mean)", "points", "mean",
+       ("trick_points",), _col("trick_points"), step=5.0),
+    _M("dealer_won", "dealer side wins the hand", "share", "proportion",
+       ("dealer_won",), _col("dealer_won")),
+    _M("signed_change", "level change, level-table value (+ dealer side / - defenders)",
+       "levels", "mean", ("signed_change",), _col("signed_change"),
+       note="the raw level-table value (column levels), before end rank and must-play caps"),
+    _M("dealer_gain", "dealer side's levels, level-table value", "levels", "mean",
+       ("signed_change",), lambda h: np.maximum(h["signed_change"], 0)),
+    _M("defender_gain", "defenders' levels, level-table value", "levels", "mean",
+       ("signed_change",), lambda h: np.maximum(-h["signed_change"], 0)),
+    _M("signed_climbed", "levels climbed (+ dealer side / - defenders)", "levels", "mean",
+       ("signed_climbed",), _col("signed_climbed"),
+       note="column levels_climbed: the levels the winning side actually climbs"),
+    _M("dealer_climbed", "dealer side's levels climbed", "levels", "mean",
+       ("signed_climbed",), lambda h: np.maximum(h["signed_climbed"], 0)),
+    _M("defender_climbed", "defenders' levels climbed", "levels", "mean",
+       ("signed_climbed",), lambda h: np.maximum(-h["signed_climbed"], 0)),
+    _M("kitty_points", "points in the kitty as dealt", "points", "mean",
+       ("kitty_points",), _col("kitty_points"), step=5.0),
+    _M("kitty_buried", "points in the final kitty (buried by the burier)", "points", "mean",
+       ("kitty_buried",), _col("kitty_buried"),
+       note="the burier is the dealer, or the last 炒底 overcaller", step=5.0),
+    _M("kitty_captured", "defenders capture the kitty", "share", "proportion",
+       ("kitty_captured",), _col("kitty_captured")),
+    _M("kitty_bonus", "kitty bonus per hand (all hands)", "points", "mean",
+       ("kitty_bonus",), _col("kitty_bonus"), step=5.0),
+    _M("bonus_per_capture", "kitty bonus per capture", "points", "mean",
+       ("kitty_bonus", "kitty_captured"), _col("kitty_bonus"), among=_captured, step=5.0),
+    _M("mult_per_capture", "multiplier per capture", "x", "mean",
+       ("kitty_multiplier", "kitty_captured"), _col("kitty_multiplier"), among=_captured),
+    _M("kitty_decides", "hands decided by the kitty (level outcome differs without the bonus)",
+       "share", "proportion", ("kitty_decides",), _col("kitty_decides")),
+    _M("kitty_flips", "  ... of which the winning side flips (share of the kitty-decided hands)",
+       "share", "proportion", ("kitty_decides", "kitty_flips_side"), _col("kitty_flips_side"),
+       among=_decided),
+    _M("decides_per_capture", "decided by the kitty, among captures", "share", "proportion",
+       ("kitty_decides", "kitty_captured"), _col("kitty_decides"), among=_captured),
+    _M("no_trump", "no-trump hands", "share", "proportion",
+       ("trump_kind",), lambda h: h["trump_kind"] == "no trump"),
+    _M("overcall", "hands with an overcall", "share", "proportion",
+       ("overcalls",), _pos("overcalls")),
+    _M("chaodi", "hands with 炒底 (an overcall after burial)", "share", "proportion",
+       ("chaodi",), _pos("chaodi")),
+    _M("declarations", "shows per hand", "shows", "mean",
+       ("declarations",), _col("declarations")),
+    _M("overcalls", "overcalls per hand", "overcalls", "mean",
+       ("overcalls",), _col("overcalls")),
+    _M("throws", "throws per hand", "throws", "mean", ("throws",), _col("throws")),
+    _M("throw_hand", "hands with a throw", "share", "proportion", ("throws",), _pos("throws")),
+    _M("failed_throws", "failed throws per hand", "throws", "mean",
+       ("failed_throws",), _col("failed_throws")),
+    _M("failed_hand", "hands with a failed throw", "share", "proportion",
+       ("failed_throws",), _pos("failed_throws")),
+    _M("failure_rate", "failure rate per throw", "share", "ratio",
+       ("failed_throws", "throws"), _col("failed_throws"), den=_col("throws"),
+       note="n = throws; hands are the clusters"),
+    _M("penalty", "penalty points per hand (effect on the defenders' total)", "points", "mean",
+       ("penalty",), _col("penalty"), step=None),
+    _M("kitty_flips_all", "the kitty bonus flips the side that goes up", "share", "proportion",
+       ("kitty_flips_side",), _col("kitty_flips_side"), note="a share of all hands"),
+    _M("defender_early_trump", "a defender leads trump in tricks 1-5", "share", "proportion",
+       ("defender_early_trump",), _col("defender_early_trump"),
+       note="needs the tricks table (sim --tricks)"),
+    _M("failed_vs_expected", "failed throws / the failures the leaders expected",
+       "ratio (1 = as estimated)", "calibration", ("failed_throws", "throw_risk"),
+       _col("failed_throws"), den=_col("throw_risk"),
+       note="throw_risk: the leading bots' own failure estimates, summed per hand"),
+)  # fmt: skip
+
+METRICS: dict[str, Metric] = {m.key: m for m in _DECLARED}
+
+
+def metric(key: str) -> Metric:
+    return METRICS[key]
+
+
+def available(keys: Sequence[str], h: pd.DataFrame) -> list[Metric]:
+    """The metrics among ``keys`` whose columns ``h`` has."""
+    return [METRICS[k] for k in keys if METRICS[k].available(h)]
+
+
+MIN_CLUSTERS = 30  # below this many matches a cluster-robust interval is flagged
+
+
+def clustered(x, den, clusters) -> stats.Estimate:
+    """sum(x) / sum(den) over units grouped in independent ``clusters`` (matches): the
+    cluster-robust (delta-method) interval of :func:`fastsheng.studies.stats.ratio_cluster` on the
+    per-cluster sums. With ``den`` = 1 per hand this is a mean or a share of hands whose hands are
+    dependent within a match. ``n`` is the number of hands."""
+    x = np.asarray(x, dtype=float)
+    den = np.ones_like(x) if den is None else np.asarray(den, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(den)
+    _, codes = np.unique(np.asarray(clusters)[ok], return_inverse=True)
+    num = np.bincount(codes, weights=x[ok])
+    d = np.bincount(codes, weights=den[ok])
+    e = stats.ratio_cluster(num, d, CONF)
+    k = num.size
+    warn = f"only {k} matches for a cluster-robust interval" if k < MIN_CLUSTERS else ""
+    method = "cluster-robust, matches as clusters"
+    return stats.Estimate(e.estimate, e.lo, e.hi, int(ok.sum()), CONF, method, warn)
+
+
+def interval(kind: str, x, den=None, clusters=None, step: float | None = 1.0) -> stats.Estimate:
+    """The estimate and interval of a metric's kind for per-hand values ``x`` (``den``: a
+    ratio's denominators; ``step``: a mean's smallest nonzero value); with ``clusters``
+    (matches mode: the match of each hand) always the cluster-robust interval."""
+    x = np.asarray(x, dtype=float)
+    if kind == "calibration" and not np.nansum(np.asarray(den, dtype=float)) > 0:
+        nan = float("nan")  # a bot that risks no throw expects no failure: n/a
+        return stats.Estimate(nan, nan, nan, 0, CONF, "exact Poisson", "no events expected")
+    if clusters is not None:
+        return clustered(x, den, clusters)
+    if kind == "proportion":
+        return stats.wilson(int(np.nansum(x)), int(np.isfinite(x).sum()), CONF)
+    if kind == "ratio":
+        return stats.ratio_cluster(x, np.asarray(den, dtype=float), CONF)
+    if kind == "calibration":
+        from fastsheng.studies.realism import calibration
+
+        return calibration(x, np.asarray(den, dtype=float), CONF)
+    return stats.mean_t(x, CONF, step=step)
+
+
+def _estimate(m: Metric, h: pd.DataFrame, cluster: str | None) -> stats.Estimate:
+    if m.among is not None:
+        h = h[np.asarray(m.among(h), dtype=bool)]
+    den = m.den(h) if m.den is not None else None
+    clusters = h[cluster].to_numpy() if cluster else None
+    return interval(m.kind, m.value(h), den, clusters, m.step)
+
+
+def estimate_row(
+    m: Metric, h: pd.DataFrame, cluster: str | None = None, **label: Any
+) -> dict[str, Any]:
+    """One table row: the metric's estimate, interval, n, interval method and warning;
+    ``cluster``: the column of independent clusters (matches mode: ``match_id``)."""
+    e = _estimate(m, h, cluster)
+    return {
+        **label,
+        "key": m.key,
+        "metric": m.label,
+        "unit": m.unit,
+        "kind": m.kind,
+        "estimate": e.estimate,
+        "estimate_lo": e.lo,
+        "estimate_hi": e.hi,
+        "n": e.n,
+        "interval": e.method,
+        "warning": e.warning,
+    }
+
+
+def clustered_paired(xa, xb, clusters) -> stats.PairedDiff:
+    """:func:`fastsheng.studies.stats.paired_diff` with the cluster-robust interval of the mean
+    difference (matches mode: the hands of a match are dependent); p-value and MDE from its
+    standard error."""
+    d = stats.paired_diff(xa, xb, CONF)
+    if not d.sd_diff > 0:  # no pair differs: the exact bounds of paired_diff hold as they are
+        return d
+    e = clustered(np.asarray(xa, float) - np.asarray(xb, float), None, clusters)
+    se = (e.hi - e.estimate) / stats.z_value(CONF)
+    p = stats.normal_p_value(e.estimate / se) if se > 0 else (1.0 if e.estimate == 0 else 0.0)
+    mde = (stats.z_value(CONF) + stats.z_value(0.6)) * se if se > 0 else float("nan")
+    return replace(d, ci=e, p_value=p, mde=mde)
+
+
+def paired_row(
+    m: Metric, ha: pd.DataFrame, hb: pd.DataFrame, cluster: str | None = None
+) -> dict[str, Any]:
+    """The paired difference A - B of a pairable metric, hand i of A with hand i of B;
+    ``cluster``: the column of independent clusters of hands (matches mode: ``match_id``)."""
+    xa = np.asarray(m.value(ha), dtype=float)
+    xb = np.asarray(m.value(hb), dtype=float)
+    if cluster:
+        d = clustered_paired(xa, xb, ha[cluster].to_numpy())
+    else:
+        d = stats.paired_diff(xa, xb, CONF)
+    s = d.std_diff
+    return {
+        "key": m.key,
+        "metric": m.label,
+        "unit": m.unit,
+        "n": d.n,
+        "mean_a": d.mean_a,
+        "mean_b": d.mean_b,
+        "diff": d.diff,
+        "diff_lo": d.ci.lo,
+        "diff_hi": d.ci.hi,
+        "p_value": d.p_value,
+        "mde": d.mde,
+        "std_diff": s.estimate,
+        "std_diff_lo": s.lo,
+        "std_diff_hi": s.hi,
+        "sd_diff": d.sd_diff,
+        "pairs_differing": d.n_differ,
+        "excludes_0": bool(d.significant),
+        "warning": d.ci.warning,
+    }

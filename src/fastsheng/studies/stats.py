@@ -1,0 +1,508 @@
+"""Intervals and tests for simulation output, numpy only.
+
+Every function returns plain floats (or numpy arrays when given arrays) so that the report and the
+example studies in ``analysis/`` can put them in tables directly.
+
+* Proportions: :func:`wilson` (Wilson score interval; good coverage even for p near 0 or 1 and
+  small n, unlike the Wald interval), :func:`newcombe_diff` for two independent proportions.
+* Means: :func:`mean_t` (Student t interval with a skew check: the report's interval for every
+  mean), :func:`mean_normal` (z interval) and :func:`mean_bootstrap` (percentile bootstrap, kept for
+  studies). The percentile bootstrap undercovers for rare or heavy-tailed outcomes at small n
+  (measured on simulator data by ``analysis/interval_coverage.py``: 0.85 for the paired "decided
+  by the kitty" difference at n = 300, where the t interval covers 0.94), so the report does not use
+  it. :func:`skew_check` flags samples where no normal-theory interval can be trusted: fewer than
+  28 + 25 g1^2 observations (Cochran's rule, g1 the sample skewness) or fewer than 10 values away
+  from the most common one. Simulation output is discrete, so the bootstrap resamples *counts of
+  distinct values* with one multinomial draw per replicate (exactly the nonparametric bootstrap).
+* Paired comparisons (common random numbers): :func:`paired_diff` gives the t interval of the
+  per-unit differences ``a - b`` with the skew check, a p-value and the MDE.
+* Planning: :func:`mde` is the minimum detectable effect at a given n, :func:`n_for_mde` the n
+  needed for a given effect.
+* Quantiles: :func:`quantile_ci`, a distribution-free interval from binomial order statistics.
+* Rare events against an expectation: :func:`poisson_ratio`, observed events over the events a
+  model expected, with the exact (Garwood) Poisson interval, which holds with a handful of
+  events where a normal interval does not.
+* Shares of clustered trials: :func:`wilson_clustered`, the Wilson interval at the effective
+  number of trials, so a share estimated from a few clusters stays inside [0, 1].
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+__all__ = [
+    "Estimate",
+    "z_value",
+    "wilson",
+    "wald",
+    "newcombe_diff",
+    "mean_normal",
+    "mean_t",
+    "skew_check",
+    "t_value",
+    "mean_bootstrap",
+    "bootstrap_mean_distribution",
+    "paired_diff",
+    "mde",
+    "n_for_mde",
+    "quantile_ci",
+    "ratio_cluster",
+    "poisson_ratio",
+    "wilson_clustered",
+    "normal_p_value",
+]
+
+_STD_NORMAL = NormalDist()
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with its interval: ``estimate`` in ``[lo, hi]`` at level ``conf`` from
+    ``n`` observations; ``method`` names how the interval was made."""
+
+    estimate: float
+    lo: float
+    hi: float
+    n: int
+    conf: float = 0.95
+    method: str = ""
+    warning: str = ""  # why the interval may not hold (empty: no known problem)
+
+    def covers(self, value: float) -> bool:
+        return self.lo <= value <= self.hi
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def fmt(self, digits: int | None = None, scale: float = 1.0) -> str:
+        """``estimate [lo, hi]``; ``digits=None`` picks as many decimals as keep the interval
+        visible (see :func:`fastsheng.studies.numfmt.fmt_interval`)."""
+        from fastsheng.studies.numfmt import fmt_interval
+
+        if self.n == 0 or not np.isfinite(self.estimate):
+            return "n/a"
+        return fmt_interval(self.estimate * scale, self.lo * scale, self.hi * scale, digits)
+
+
+def z_value(conf: float = 0.95) -> float:
+    """The two-sided standard normal quantile: 1.95996... for ``conf = 0.95``."""
+    if not 0.0 < conf < 1.0:
+        raise ValueError(f"conf must be in (0, 1), got {conf}")
+    return _STD_NORMAL.inv_cdf(0.5 + conf / 2.0)
+
+
+def t_value(conf: float, df: int) -> float:
+    """The two-sided Student t quantile with ``df`` degrees of freedom."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.5 + conf / 2.0, df))
+
+
+def normal_p_value(z: float) -> float:
+    """Two-sided p-value of a standard normal statistic; ``erfc`` keeps tiny p-values (down to
+    about 1e-300) instead of rounding ``1 - cdf`` to 0 below 1e-16."""
+    if not np.isfinite(z):
+        return 0.0 if z != 0 else 1.0
+    return math.erfc(abs(z) / math.sqrt(2.0))
+
+
+# --------------------------------------------------------------------------------------------
+# Proportions
+# --------------------------------------------------------------------------------------------
+
+
+def wilson(k, n, conf: float = 0.95):
+    """Wilson score interval for ``k`` successes in ``n`` trials.
+
+    Scalars give an :class:`Estimate` (``n = 0`` gives NaN estimate and the interval [0, 1]);
+    arrays give a tuple ``(p, lo, hi)`` of arrays, for vectorised use (coverage studies)."""
+    z = z_value(conf)
+    if np.ndim(k) == 0 and np.ndim(n) == 0:
+        k, n = int(k), int(n)
+        if k < 0 or k > n:
+            raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+        if n == 0:
+            return Estimate(float("nan"), 0.0, 1.0, 0, conf, "wilson")
+        p, lo, hi = _wilson_arrays(np.float64(k), np.float64(n), z)
+        return Estimate(float(p), float(lo), float(hi), n, conf, "wilson")
+    k = np.asarray(k, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _wilson_arrays(k, n, z)
+
+
+def _wilson_arrays(k, n, z):
+    p = k / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2.0 * n)) / denom
+    half = z * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
+    lo = np.clip(centre - half, 0.0, 1.0)
+    hi = np.clip(centre + half, 0.0, 1.0)
+    # exact endpoints at the boundaries (rounding can leave 1e-17 otherwise)
+    lo = np.where(k == 0, 0.0, lo)
+    hi = np.where(k == n, 1.0, hi)
+    return p, lo, hi
+
+
+def wald(k, n, conf: float = 0.95):
+    """The textbook Wald interval ``p +- z sqrt(p(1-p)/n)`` (arrays in, ``(p, lo, hi)`` out).
+    Only here to show in coverage studies why the report uses Wilson instead."""
+    z = z_value(conf)
+    k = np.asarray(k, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    p = k / n
+    half = z * np.sqrt(p * (1.0 - p) / n)
+    return p, np.clip(p - half, 0, 1), np.clip(p + half, 0, 1)
+
+
+def newcombe_diff(k1: int, n1: int, k2: int, n2: int, conf: float = 0.95) -> Estimate:
+    """Difference ``p1 - p2`` of two *independent* proportions with Newcombe's hybrid score
+    interval (method 10 of Newcombe 1998), built from the two Wilson intervals."""
+    if n1 == 0 or n2 == 0:
+        return Estimate(float("nan"), -1.0, 1.0, min(n1, n2), conf, "newcombe")
+    a, b = wilson(k1, n1, conf), wilson(k2, n2, conf)
+    d = a.estimate - b.estimate
+    lo = d - math.sqrt((a.estimate - a.lo) ** 2 + (b.hi - b.estimate) ** 2)
+    hi = d + math.sqrt((a.hi - a.estimate) ** 2 + (b.estimate - b.lo) ** 2)
+    return Estimate(d, max(lo, -1.0), min(hi, 1.0), min(n1, n2), conf, "newcombe")
+
+
+# --------------------------------------------------------------------------------------------
+# Means
+# --------------------------------------------------------------------------------------------
+
+
+def _clean(x) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64).ravel()
+    return x[np.isfinite(x)]
+
+
+def mean_normal(x, conf: float = 0.95) -> Estimate:
+    """Mean with the normal interval ``mean +- z s / sqrt(n)`` (NaNs dropped)."""
+    x = _clean(x)
+    n = x.size
+    if n == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0, conf, "normal")
+    m = float(x.mean())
+    if n == 1:
+        return Estimate(m, float("-inf"), float("inf"), 1, conf, "normal")
+    se = float(x.std(ddof=1)) / math.sqrt(n)
+    h = z_value(conf) * se
+    return Estimate(m, m - h, m + h, n, conf, "normal")
+
+
+# Exact Poisson upper bound for 0 events at 95% (two-sided): -ln(0.025) = 3.689 events.
+def _poisson_zero_upper(conf: float) -> float:
+    return -math.log((1.0 - conf) / 2.0)
+
+
+def skew_check(x) -> str:
+    """Why a normal-theory interval of the mean of ``x`` may not hold, or "" when none is known:
+    fewer than ``28 + 25 g1^2`` observations (Cochran's rule, ``g1`` the sample skewness), or fewer
+    than 10 observations away from the most common value (rare events: the sample says little
+    about the tail). Thresholds checked on simulator data by ``analysis/interval_coverage.py``."""
+    x = _clean(x)
+    n = x.size
+    if n < 2:
+        return "fewer than 2 observations"
+    values, counts = np.unique(x, return_counts=True)
+    if values.size == 1:
+        return "no variation in the sample"
+    away = n - int(counts.max())
+    if away < 10:
+        return f"only {away} observations differ from the most common value"
+    c = x - x.mean()
+    m2 = float(np.mean(c * c))
+    g1 = float(np.mean(c**3)) / m2**1.5
+    need = 28 + 25 * g1 * g1
+    if n < need:
+        return f"skewed sample (g1 = {g1:.1f}): n = {n} < 28 + 25 g1^2 = {need:.0f}"
+    return ""
+
+
+def mean_t(x, conf: float = 0.95, step: float | None = 1.0) -> Estimate:
+    """Mean with the Student t interval ``mean +- t s / sqrt(n)`` (NaNs dropped) and the
+    :func:`skew_check` warning. A sample of a non-negative metric that is all 0 gets the exact
+    Poisson bound instead of the zero-width ``[0, 0]``: at most ``3.689 / n`` hands have an event,
+    each worth ``step``, the metric's smallest nonzero value (1 for counts, 5 for card points), so
+    the bound is ``step * 3.689 / n``. ``step=None`` (a metric whose smallest value is not known,
+    e.g. a penalty that depends on the rules) gives no upper bound (NaN) and says so."""
+    x = _clean(x)
+    n = x.size
+    nan = float("nan")
+    if n == 0:
+        return Estimate(nan, nan, nan, 0, conf, "t", "no observations")
+    m = float(x.mean())
+    warn = skew_check(x)
+    if n == 1:
+        return Estimate(m, float("-inf"), float("inf"), 1, conf, "t", warn)
+    sd = float(x.std(ddof=1))
+    if sd == 0 and m == 0:
+        if step is None:
+            why = "every value is 0 and the metric's smallest nonzero value is unknown: no bound"
+            return Estimate(0.0, 0.0, nan, n, conf, "no bound (all 0)", why)
+        hi = step * _poisson_zero_upper(conf) / n
+        return Estimate(0.0, 0.0, hi, n, conf, "exact Poisson bound (all 0)", warn)
+    h = t_value(conf, n - 1) * sd / math.sqrt(n)
+    return Estimate(m, m - h, m + h, n, conf, "t", warn)
+
+
+# Above this many distinct values the bootstrap resamples indices instead of value counts.
+_MAX_CATEGORIES = 4096
+
+
+def bootstrap_mean_distribution(x, n_boot: int = 2000, seed: int = 0) -> np.ndarray:
+    """``n_boot`` bootstrap replicates of the mean of ``x`` (nonparametric bootstrap).
+
+    With few distinct values (the usual case here) each replicate is one multinomial draw of
+    the value counts, which has exactly the distribution of the mean of n draws with
+    replacement; otherwise indices are resampled in chunks."""
+    x = _clean(x)
+    n = x.size
+    if n == 0:
+        return np.full(n_boot, np.nan)
+    rng = np.random.default_rng(seed)
+    values, counts = np.unique(x, return_counts=True)
+    if values.size == 1:
+        return np.full(n_boot, values[0])
+    if values.size <= _MAX_CATEGORIES:
+        draws = rng.multinomial(n, counts / n, size=n_boot)
+        return draws @ values / n
+    out = np.empty(n_boot)
+    chunk = max(1, int(2e7 // n))
+    for start in range(0, n_boot, chunk):
+        stop = min(n_boot, start + chunk)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        out[start:stop] = x[idx].mean(axis=1)
+    return out
+
+
+def mean_bootstrap(x, conf: float = 0.95, n_boot: int = 2000, seed: int = 0) -> Estimate:
+    """Mean with the percentile bootstrap interval (``n_boot`` replicates, reproducible by
+    ``seed``)."""
+    x = _clean(x)
+    if x.size == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0, conf, "bootstrap")
+    reps = bootstrap_mean_distribution(x, n_boot, seed)
+    a = (1.0 - conf) / 2.0
+    lo, hi = np.quantile(reps, [a, 1.0 - a])
+    return Estimate(float(x.mean()), float(lo), float(hi), int(x.size), conf, "bootstrap")
+
+
+@dataclass(frozen=True)
+class PairedDiff:
+    """Mean paired difference ``mean(a - b)`` with the t interval of the differences (``ci``,
+    whose ``warning`` says when it may not hold), the two-sided p-value of ``mean = 0``, the
+    standard deviations of the differences and of each sample, and the minimum detectable effect
+    at this n (two-sided ``alpha = 1 - conf``, power 0.8; NaN when the differences do not vary)."""
+
+    mean_a: float
+    mean_b: float
+    ci: Estimate
+    p_value: float
+    sd_diff: float
+    sd_a: float
+    sd_b: float
+    mde: float
+    n: int
+    n_differ: int
+
+    @property
+    def diff(self) -> float:
+        return self.ci.estimate
+
+    @property
+    def significant(self) -> bool:
+        return not self.ci.covers(0.0)
+
+    @property
+    def std_diff(self) -> Estimate:
+        """The difference and its interval in units of the pooled per-unit standard deviation
+        ``sqrt((sd_a^2 + sd_b^2) / 2)`` (a standardized mean difference; NaN when neither sample
+        varies), so that metrics in different units share one axis."""
+        s = math.sqrt((self.sd_a**2 + self.sd_b**2) / 2.0) if self.n > 1 else float("nan")
+        if not s > 0:
+            nan = float("nan")
+            return Estimate(nan, nan, nan, self.n, self.ci.conf, "standardized", "no variation")
+        c = self.ci
+        return Estimate(
+            c.estimate / s, c.lo / s, c.hi / s, self.n, c.conf, "standardized", c.warning
+        )
+
+
+def paired_diff(a, b, conf: float = 0.95, power: float = 0.8) -> PairedDiff:
+    """Paired comparison of two equally long samples (unit i of ``a`` paired with unit i of
+    ``b``, e.g. the same deal played under two rule variants). Pairs with a NaN are dropped.
+    When every pair is equal the interval is ``[0, 0]`` with the warning "no variation"."""
+    a = np.asarray(a, dtype=np.float64).ravel()
+    b = np.asarray(b, dtype=np.float64).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"paired samples must have the same length, got {a.size} and {b.size}")
+    ok = np.isfinite(a) & np.isfinite(b)
+    a, b = a[ok], b[ok]
+    d = a - b
+    n = int(d.size)
+    nan = float("nan")
+    if n == 0:
+        e = Estimate(nan, nan, nan, 0, conf, "paired t", "no pairs")
+        return PairedDiff(nan, nan, e, nan, nan, nan, nan, nan, 0, 0)
+    ci = mean_t(d, conf)
+    if ci.method.startswith("exact"):  # every difference is 0
+        if not a.any() and not b.any():
+            # no event in either sample (e.g. failed throws): each mean lies in the exact Poisson
+            # bound [0, 3.689 / n], so their difference lies within +- that bound
+            h = _poisson_zero_upper(conf) / n
+            ci = Estimate(0.0, -h, h, n, conf, "exact Poisson bounds (no events)", ci.warning)
+        else:  # identical on every pair (e.g. the same rules twice): 0 is all we saw
+            ci = Estimate(0.0, 0.0, 0.0, n, conf, "paired t", ci.warning)
+    else:
+        ci = Estimate(ci.estimate, ci.lo, ci.hi, n, conf, "paired t", ci.warning)
+    sd = float(d.std(ddof=1)) if n > 1 else nan
+    if n > 1 and sd > 0:
+        p = normal_p_value(ci.estimate / (sd / math.sqrt(n)))
+    else:
+        p = 1.0 if ci.estimate == 0 else 0.0
+    return PairedDiff(
+        mean_a=float(a.mean()),
+        mean_b=float(b.mean()),
+        ci=ci,
+        p_value=float(p),
+        sd_diff=sd,
+        sd_a=float(a.std(ddof=1)) if n > 1 else nan,
+        sd_b=float(b.std(ddof=1)) if n > 1 else nan,
+        mde=mde(sd, n, 1.0 - conf, power) if n > 1 and sd > 0 else nan,
+        n=n,
+        n_differ=int(np.count_nonzero(d)),
+    )
+
+
+def ratio_cluster(num, den, conf: float = 0.95) -> Estimate:
+    """Ratio of sums ``sum(num) / sum(den)`` (e.g. failed throws per throw, pooled over hands)
+    with the cluster-robust delta-method interval: the units (hands) are independent, the events
+    inside one unit need not be. When ``num`` counts events among ``den`` trials (whole, 0 <=
+    num <= den) and that interval leaves [0, 1] (a few events), the Wilson interval at the
+    effective number of trials instead. ``n`` of the result is ``sum(den)``."""
+    num = np.asarray(num, dtype=np.float64).ravel()
+    den = np.asarray(den, dtype=np.float64).ravel()
+    k = num.size
+    total = float(den.sum())
+    if k == 0 or total <= 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0, conf, "ratio (cluster)")
+    r = float(num.sum()) / total
+    whole = np.all(num == np.round(num)) and np.all(den == np.round(den))
+    whole = whole and np.all(num >= 0) and np.all(num <= den)
+    if whole and num.sum() in (0, total):
+        # no variation to estimate a cluster variance from (0 failures, or all failed): the
+        # Wilson bound of k events in ``total`` trials instead of a zero-width interval
+        w = wilson(int(num.sum()), int(total), conf)
+        return Estimate(r, w.lo, w.hi, int(total), conf, "Wilson (no events to cluster)")
+    if k == 1:
+        return Estimate(r, float("-inf"), float("inf"), int(total), conf, "ratio (cluster)")
+    resid = num - r * den
+    se = math.sqrt(float(resid @ resid) / (k - 1) / k) / (total / k)
+    h = z_value(conf) * se
+    if whole and se > 0 and (r - h < 0 or r + h > 1):
+        # a share of trials (failed throws of the throws) whose normal interval leaves [0, 1]
+        # (it went below 0 with 2 failures in 8,000 throws): the Wilson interval at the
+        # effective number of trials r (1 - r) / se^2 keeps the cluster variance, inside [0, 1]
+        n_eff = r * (1.0 - r) / (se * se)
+        _, lo, hi = _wilson_arrays(np.float64(r * n_eff), np.float64(n_eff), z_value(conf))
+        return Estimate(r, float(lo), float(hi), int(round(total)), conf, "ratio (cluster, wilson)")
+    return Estimate(r, r - h, r + h, int(round(total)), conf, "ratio (cluster)")
+
+
+def poisson_ratio(events, expected, conf: float = 0.95) -> Estimate:
+    """``sum(events) / sum(expected)``: events seen against the events a model expected (e.g.
+    failed throws against the bots' own failure estimates; 1 = as estimated), with the exact
+    Garwood interval of a Poisson count divided by the expectation, which is held fixed. With
+    k = 0 events and 0.95 expected: [0, 3.689 / 0.95] = [0, 3.88]. Exact for Poisson counts and
+    conservative for sums of Bernoulli trials (less variable than Poisson). ``n`` is the number
+    of units (hands) the sums are over; NaN, and ``n`` 0, when nothing was expected."""
+    from scipy.stats import chi2
+
+    k = float(np.sum(events))
+    e = float(np.sum(expected))
+    if not e > 0:
+        nan = float("nan")
+        return Estimate(nan, nan, nan, 0, conf, "exact Poisson", "no events expected")
+    if k < 0 or k != round(k):
+        raise ValueError(f"events must be whole and non-negative, got a total of {k}")
+    a = (1.0 - conf) / 2.0
+    lo = float(chi2.ppf(a, 2 * k)) / 2.0 if k > 0 else 0.0
+    hi = float(chi2.ppf(1.0 - a, 2 * k + 2)) / 2.0
+    return Estimate(k / e, lo / e, hi / e, int(np.size(events)), conf, "exact Poisson (Garwood)")
+
+
+def wilson_clustered(y, conf: float = 0.95) -> Estimate:
+    """The share ``mean(y)`` of per-cluster shares ``y`` in [0, 1] (clusters of equal size, e.g.
+    the share of a deal's two hands a bot won) with the Wilson interval at the effective number
+    of trials ``n p (1 - p) / s^2`` (``s^2``: the variance of ``y``), so the interval has the
+    variance of the cluster means and still lies in [0, 1]. When the clusters do not vary the
+    effective number is the number of clusters (the dependence inside one is unknown). NaN with
+    fewer than 2 clusters: one cluster says nothing about the next."""
+    y = _clean(y)
+    n = int(y.size)
+    nan = float("nan")
+    if n < 2:
+        p = float(y.mean()) if n else nan
+        return Estimate(p, nan, nan, n, conf, "wilson (clustered)", "fewer than 2 observations")
+    if np.any((y < 0) | (y > 1)):
+        raise ValueError("shares must lie in [0, 1]")
+    p = float(y.mean())
+    var = float(y.var(ddof=1))
+    n_eff = n * p * (1.0 - p) / var if var > 0 else float(n)
+    z = z_value(conf)
+    _, lo, hi = _wilson_arrays(np.float64(p * n_eff), np.float64(n_eff), z)
+    lo = 0.0 if p == 0 else float(lo)
+    hi = 1.0 if p == 1 else float(hi)
+    return Estimate(p, lo, hi, n, conf, "wilson (clustered)", skew_check(y))
+
+
+# --------------------------------------------------------------------------------------------
+# Planning
+# --------------------------------------------------------------------------------------------
+
+
+def mde(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Minimum detectable effect of a mean (or mean paired difference) with standard deviation
+    ``sd`` per unit at sample size ``n``: the true effect a two-sided level-``alpha`` z-test
+    detects with probability ``power``: ``(z_{1-alpha/2} + z_{power}) sd / sqrt(n)``."""
+    if n <= 0:
+        return float("inf")
+    return (z_value(1.0 - alpha) + _STD_NORMAL.inv_cdf(power)) * sd / math.sqrt(n)
+
+
+def n_for_mde(effect: float, sd: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """Sample size at which :func:`mde` falls to ``effect``."""
+    if effect <= 0:
+        raise ValueError("effect must be positive")
+    k = z_value(1.0 - alpha) + _STD_NORMAL.inv_cdf(power)
+    return int(math.ceil((k * sd / effect) ** 2))
+
+
+# --------------------------------------------------------------------------------------------
+# Quantiles
+# --------------------------------------------------------------------------------------------
+
+
+def quantile_ci(x, q: float, conf: float = 0.95) -> Estimate:
+    """The ``q`` quantile (lower empirical quantile: the ceil(q n)-th smallest value) with a
+    distribution-free interval between two order statistics, whose ranks come from the normal
+    approximation of Binomial(n, q). Conservative for discrete data (ties)."""
+    x = np.sort(_clean(x))
+    n = x.size
+    if n == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0, conf, "order statistics")
+    z = z_value(conf)
+    k = max(1, math.ceil(q * n))
+    half = z * math.sqrt(n * q * (1.0 - q))
+    lo_rank = max(1, math.floor(n * q - half))
+    hi_rank = min(n, math.ceil(n * q + half) + 1)
+    return Estimate(
+        float(x[k - 1]), float(x[lo_rank - 1]), float(x[hi_rank - 1]), n, conf, "order statistics"
+    )
