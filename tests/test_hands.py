@@ -12,6 +12,7 @@ import pytest
 from fastsheng import reference
 from fastsheng.cards import RANKS
 from fastsheng.engine import hands as H
+from fastsheng.engine.checks import seed_state
 from fastsheng.engine.registry import resolve_bot
 from fastsheng.rules import get_rules, list_presets
 
@@ -287,7 +288,7 @@ def _xoshiro(state):
 def test_rng_is_xoshiro256starstar_with_lemire():
     from fastsheng import _game
 
-    state = [int(x) for x in H._state(12345, 7)]
+    state = [int(x) for x in seed_state(12345, 7)]
     ref = _xoshiro(state)
     assert _game._rng_draws(state, 0, 50) == [next(ref) for _ in range(50)]
     # Lemire's bounded integers on the same draws: floor(x * n / 2^64), rejecting the low part
