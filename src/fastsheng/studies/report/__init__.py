@@ -15,7 +15,7 @@ The package, one concept per module:
   CSV, console.
 * :mod:`~fastsheng.studies.report.commands`: the CLI entry points.
 
-Adding a section to the report (e.g. a realism panel from ``fastsheng/realism.py``) is one
+Adding a section to the report (e.g. a realism panel from ``fastsheng/studies/realism.py``) is one
 function ``section(ctx: Context) -> list[Table | Figure]`` added to
 :data:`fastsheng.studies.report.sections.REPORT_SECTIONS`; see
 :mod:`fastsheng.studies.report.sections`.

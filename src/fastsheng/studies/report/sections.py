@@ -3,7 +3,7 @@
 from the metric declarations of :mod:`fastsheng.studies.report.metrics`. :data:`REPORT_SECTIONS` is
 their order.
 
-To add a section (e.g. a realism panel in ``fastsheng/realism.py``): write
+To add a section (e.g. a realism panel in ``fastsheng/studies/realism.py``): write
 ``def my_section(ctx: Context) -> list[Table | Figure]`` (return ``[]`` when ``ctx.hands`` lacks
 its columns; declare new per-hand metrics with :class:`~fastsheng.studies.report.metrics.Metric`
 and use
