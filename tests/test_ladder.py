@@ -16,6 +16,8 @@ from fastsheng.apps import cli
 from fastsheng.engine.hands import simulate_hands
 from fastsheng.rules import get_rules
 from fastsheng.studies import ladder
+from fastsheng.studies.ladder.outcomes import _share
+from fastsheng.studies.ladder.output import _pair_display, _text
 
 
 def run_cli(capsys, *args):
@@ -329,7 +331,7 @@ def test_a_corrupt_pair_part_is_refused_not_read(tmp_path):
     from fastsheng.rules import get_rules
     from fastsheng.sim import runner
     from fastsheng.sim.dataset import DatasetError
-    from fastsheng.studies.ladder import _read_outcome_columns
+    from fastsheng.studies.ladder.pairs import _read_outcome_columns
 
     spec = runner.RunSpec(
         rules=get_rules("standard"), bots=("expert",) * 4, seed=1, n=20, batch_size=10
@@ -438,7 +440,7 @@ def test_skew_warnings_reach_the_printed_and_markdown_tables(small_ladder):
     lad2 = ladder.Ladder(spec, pairs, lad.ratings, lad.out, lad.outcomes, 0.0, lad.fit)
     for text in (ladder.ladder_text(lad2), ladder.ladder_markdown(lad2)):
         assert "warning" in text and "only 3 observations differ" in text
-    assert "warning" not in ladder._text(ladder._pair_display(lad.pairs.assign(warning="")))
+    assert "warning" not in _text(_pair_display(lad.pairs.assign(warning="")))
 
 
 def _bt_outcomes(theta: dict, n: int, rng, p_of=None) -> list:
@@ -494,7 +496,7 @@ def _share_coverage(pool, n: int, reps: int, seed: int) -> float:
     values, counts = np.unique(y, return_counts=True)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(n,)))
     hits = [
-        ladder._share(np.repeat(values, c) * 2, False).covers(y.mean())
+        _share(np.repeat(values, c) * 2, False).covers(y.mean())
         for c in rng.multinomial(n, counts / counts.sum(), size=reps)
     ]
     return float(np.mean(hits))
@@ -580,7 +582,7 @@ def test_a_ladder_with_a_python_bot_gets_sims_smaller_batches():
     """The ladder's default batch size is sim's for the line-up: one batch of 10,000 hands of a
     slow Python bot would sit on one worker (issue 17's friction)."""
     from fastsheng.sim.runner import DEFAULT_BATCH_SIZE, PYTHON_BATCH_SIZE
-    from fastsheng.studies.ladder import _default_batch_size
+    from fastsheng.studies.ladder.command import _default_batch_size
 
     assert _default_batch_size(["random", "expert"]) == DEFAULT_BATCH_SIZE["hands"]
     python = _default_batch_size(["expert", "userbots.simple:LowCards"])
