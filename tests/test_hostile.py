@@ -173,7 +173,8 @@ HANG = textwrap.dedent(
     from fastsheng import _state
     from fastsheng.engine.registry import BOT_INDEX
     from fastsheng.cards import full_deck
-    from fastsheng.engine.game import Game, _seed_state
+    from fastsheng.engine.game import Game
+    from fastsheng.engine.positions import position_stream
     from fastsheng.rules import get_rules
     import random
     deck = full_deck()
@@ -181,8 +182,8 @@ HANG = textwrap.dedent(
     hands = [deck[:30], deck[30:50], deck[50:75], deck[75:100]]   # unequal: no validation here
     rules = get_rules("standard")
     core = _state.GameCore()
-    core.start_position(rules.core_fields(), [BOT_INDEX["expert-v1"]] * 4, 0xF, _seed_state(0),
-                        0, 0, 1, hands, deck[100:], 0)
+    core.start_position(rules.core_fields(), [BOT_INDEX["expert-v1"]] * 4, 0xF,
+                        position_stream(0), 0, 0, 1, hands, deck[100:], 0)
     g = Game._view(core, rules, 0)
     core.run()
     while g.phase != "done":

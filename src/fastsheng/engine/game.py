@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -24,6 +23,7 @@ import numpy as np
 
 from fastsheng import _state
 from fastsheng.cards import RANKS, as_code, as_codes, format_cards
+from fastsheng.engine.actions import DECISION_KINDS, Action, card_action, make_action
 from fastsheng.engine.checks import as_rules, core_level, positive, seed_state
 from fastsheng.engine.observation import (
     Observation,
@@ -32,6 +32,8 @@ from fastsheng.engine.observation import (
     make_observation,
     register_world_maker,
 )
+from fastsheng.engine.positions import play_tricks, start_position
+from fastsheng.engine.refusals import card_refusal, play_refusal, show_refusal
 from fastsheng.engine.registry import BOT_INDEX, bot_spec, is_builtin, resolve_bot
 from fastsheng.engine.schema import HAND_DTYPE, hands_table
 from fastsheng.engine.traces import decode_trace
@@ -40,45 +42,12 @@ from fastsheng.rules import Rules
 
 __all__ = ["Action", "Game"]
 
-SUIT_TRUMP = ("S", "H", "C", "D", None)
-_EFF_WORDS = ("spades", "hearts", "clubs", "diamonds", "trumps")
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One legal action: `kind` is "pass", "show", "bury", "lead", "follow", "card" (one card of
-    the card-by-card form) or "done" (close a lead picked card by card); `cards` the card codes,
-    sorted; `id` its index in ``legal_actions()`` (stable for one state). Only the very
-    objects of the current offer are trusted as legal; any other Action (a kept one, an
-    equal one made anew) is checked like a play given as cards."""
-
-    kind: str
-    cards: tuple[int, ...]
-    id: int
-
-    def __str__(self) -> str:
-        return f"{self.kind} {format_cards(list(self.cards))}".strip()
-
 
 @lru_cache(maxsize=256)
 def _stream(seed: int, batch: int) -> tuple[int, ...]:
     """Batch `batch`'s stream state (as simulate_hands seeds it), kept for the next hands of the
     batch: a SeedSequence costs more than the rest of a Game's start."""
     return tuple(int(x) for x in seed_state(seed, batch))
-
-
-def _seed_state(seed: int) -> list[int]:
-    ss = np.random.SeedSequence(int(seed), spawn_key=(2**32 - 1,))
-    return [int(x) for x in ss.generate_state(4, np.uint64)]
-
-
-# the Action kinds that fit each decision (an Action of another kind is refused, not coerced)
-_KINDS = {
-    "declare": ("pass", "show"),
-    "bury": ("card", "bury"),
-    "lead": ("lead", "card", "done"),
-    "follow": ("follow", "card"),
-}
 
 
 def check_seed(seed: object) -> int:
@@ -90,25 +59,6 @@ def check_seed(seed: object) -> int:
 
 
 _C_BOTS: dict[str, tuple[str, int]] = {}  # bot_action's name -> (the C bot, its index)
-_ACTION_SLOTS = (Action.kind, Action.cards, Action.id)
-_CARD_ACTIONS: dict[int, Action] = {}
-
-
-def _action(kind: str, cards: tuple[int, ...], id: int) -> Action:
-    """``Action(kind, cards, id)``, built fast (legal_actions makes many at every decision)."""
-    return _state.fill_slots(Action, _ACTION_SLOTS, (kind, cards, id))
-
-
-def _card_action(code: int, id: int) -> Action:
-    """The card-by-card Action for `code` at `id`, made once: Actions are immutable, and one
-    equal to an offered Action is as legal as it."""
-    key = id * 54 + code
-    a = _CARD_ACTIONS.get(key)
-    if a is None:
-        a = _CARD_ACTIONS[key] = Action("card", (code,), id)
-    return a
-
-
 MAX_TRIES = _state.MAX_TRIES_  # rejection proposals of sample_world before its fallback
 
 
@@ -155,39 +105,6 @@ def world_from_public(
 
 
 register_world_maker(world_from_public)
-
-
-def _position_cards(what: str, cards: object) -> list[int]:
-    try:
-        return as_codes(cards)
-    except ValueError as e:
-        raise ValueError(f"{what}: {e}") from None
-
-
-def _check_deal(hands: list[list[int]], kitty: list[int]) -> None:
-    """A position's cards are a physical deal: four hands of one size (1..25), a kitty of 8,
-    at most two copies of a card among them all. (Unequal hands would reach a follower with
-    fewer cards than the lead, which no rule covers.)"""
-    sizes = [len(h) for h in hands]
-    if len(set(sizes)) != 1 or not 1 <= sizes[0] <= 25:
-        raise ValueError(
-            "hands: four hands of the same size, 1..25 cards (each seat has played as many "
-            f"tricks), not {'/'.join(map(str, sizes))}"
-        )
-    if len(kitty) != 8:
-        raise ValueError(f"kitty: 8 cards, got {len(kitty)}")
-    places = [*(f"seat {s}" for s in range(4)), "the kitty"]
-    counts: dict[int, list[int]] = {}
-    for p, cards in enumerate([*hands, kitty]):
-        for c in cards:
-            counts.setdefault(c, [0] * 5)[p] += 1
-    for c, where in sorted(counts.items()):
-        if sum(where) > 2:
-            found = ", ".join(f"{n} in {places[p]}" for p, n in enumerate(where) if n)
-            raise ValueError(
-                f"{format_cards([c])} appears {sum(where)} times ({found}); the double deck "
-                "has two of each card"
-            )
 
 
 def _seat(seat: Any) -> int:
@@ -280,62 +197,12 @@ class Game:
         physical deal (four hands of one size, 8 in the kitty, at most two of a card) and every
         play is checked by the rules: a ValueError (IllegalPlay for a play) names what is not."""
         rules = as_rules(rules)
-        seed = check_seed(seed)
-        if isinstance(level, str) and level.lower() == "random":
-            raise ValueError("level: a position has one level, a rank 2..A (not 'random')")
-        lv = core_level(level)
-        if trump is not None and trump not in SUIT_TRUMP:
-            raise ValueError(f"trump must be S, H, C, D or None, not {trump!r}")
-        if isinstance(dealer, bool) or not (
-            isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4
-        ):
-            raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
-        if isinstance(hands, str) or not isinstance(hands, Sequence) or len(hands) != 4:
-            raise ValueError("hands: four hands, seat 0 first")
-        held = [_position_cards(f"hands[{s}]", h) for s, h in enumerate(hands)]
-        pile = _position_cards("kitty", kitty)
-        _check_deal(held, pile)
-        core = _state.GameCore()
-        core.start_position(
-            rules.core_fields(),
-            [BOT_INDEX["expert-v1"]] * 4,
-            0xF,
-            _seed_state(seed),
-            lv,
-            SUIT_TRUMP.index(trump),
-            int(dealer),
-            held,
-            pile,
-            0,
-        )
+        core = start_position(rules, level, trump, dealer, hands, kitty, check_seed(seed))
         g = cls.__new__(cls)
         g.rules = rules
         g._init(core, 0)
-        g._play_tricks(tricks)
+        play_tricks(g, tricks)
         return g
-
-    def _play_tricks(self, tricks) -> None:
-        """from_position's `tricks`: every trick but the last has one play per seat (the last
-        may stop early, mid-trick); each play is checked by the rules."""
-        if isinstance(tricks, str) or not isinstance(tricks, Sequence):
-            raise ValueError("tricks: a list of tricks, each a list of plays from its leader")
-        for k, trick in enumerate(tricks):
-            if isinstance(trick, str) or not isinstance(trick, Sequence):
-                raise ValueError(f"tricks[{k}]: a list of plays (one per seat), not {trick!r}")
-            last = k == len(tricks) - 1
-            if not (len(trick) == 4 or (last and 1 <= len(trick) < 4)):
-                raise ValueError(
-                    f"tricks[{k}] has {len(trick)} plays; a trick is 4 plays (one per seat, "
-                    "from its leader; only the last trick may stop early)"
-                )
-            if self.decision != "lead":
-                raise ValueError(f"tricks[{k}]: the hand is over after {k} tricks")
-            for i, play in enumerate(trick):
-                seat = self.to_act
-                try:
-                    self.apply(as_codes(play))
-                except ValueError as e:  # IllegalPlay too
-                    raise type(e)(f"tricks[{k}][{i}] (seat {seat}): {e}") from None
 
     # --- state -----------------------------------------------------------------------------
 
@@ -403,10 +270,10 @@ class Game:
             whole = self._whole_plays(kind)
             if whole is not None:
                 offer = self._offered = tuple(
-                    [_action(kind, tuple(c), i) for i, c in enumerate(whole)]
+                    [make_action(kind, tuple(c), i) for i, c in enumerate(whole)]
                 )
                 return offer
-        out = [_card_action(c, i) for i, c in enumerate(self.legal_cards())]
+        out = [card_action(c, i) for i, c in enumerate(self.legal_cards())]
         if kind == "lead" and self._picked:
             out.append(Action("done", self.picked, len(out)))
         offer = self._offered = tuple(out)
@@ -492,10 +359,10 @@ class Game:
         and its cards are checked like cards given as a list."""
         decision, seat = self._core.pending
         kind = action.kind
-        if kind not in _KINDS[decision]:
+        if kind not in DECISION_KINDS[decision]:
             raise IllegalPlay(
                 f"a {kind!r} action does not fit seat {seat}'s {decision} decision "
-                f"(it takes {', '.join(repr(k) for k in _KINDS[decision])})"
+                f"(it takes {', '.join(repr(k) for k in DECISION_KINDS[decision])})"
             )
         cards = as_codes(action.cards)
         if kind == "card":
@@ -534,7 +401,7 @@ class Game:
         if not checked:
             code = as_code(code)
             if code not in self.legal_cards():
-                raise IllegalPlay(self._card_reason(code))
+                raise IllegalPlay(card_refusal(self._core, code, self.picked))
         self._picked.append(code)
         need = (
             8
@@ -556,13 +423,10 @@ class Game:
             else:
                 opts = [sorted(c) for _, _, c in self._core.show_options()]
                 if cards not in opts:
-                    raise IllegalPlay(
-                        f"seat {seat} cannot show {format_cards(cards)} now: not one of the "
-                        f"calls the rules allow it ({self._show_list(opts)})"
-                    )
+                    raise IllegalPlay(show_refusal(seat, cards, opts))
                 self._core.decide_show(opts.index(cards))
         else:
-            reason = None if checked else self._illegal(kind, seat, cards)
+            reason = None if checked else play_refusal(self._core, kind, seat, cards)
             if reason:
                 raise IllegalPlay(reason)
             self._core.decide_cards(cards)
@@ -571,79 +435,6 @@ class Game:
 
     def _commit_ready(self) -> None:
         self._core.run()
-
-    @staticmethod
-    def _show_list(opts) -> str:
-        return ", ".join(format_cards(o) for o in opts) or "none"
-
-    def _illegal(self, kind: str, seat: int, cards: list[int]) -> str | None:
-        """Why a whole play is illegal (None: it is legal)."""
-        held = self._core.bury_pool() if kind == "bury" else self._core.hand(seat)
-        rest = list(held)
-        for c in cards:
-            if c not in rest:
-                name = format_cards([c])
-                have = list(held).count(c)
-                if not have:
-                    return f"seat {seat} does not hold {name}"
-                return (
-                    f"seat {seat} holds only {'one' if have == 1 else 'two'} {name}; the play "
-                    f"has {cards.count(c)}"
-                )
-            rest.remove(c)
-        if kind == "bury":
-            if len(cards) != 8:
-                return f"the kitty is 8 cards; {len(cards)} given (docs/rules.md §10)"
-            return None
-        if kind == "lead":
-            if not cards:
-                return "a lead needs at least one card"
-            if self._core.lead_kind(cards) < 0:
-                return (
-                    "a lead must be of one effective suit (all trumps, or all of one side "
-                    "suit); a throw is several units of one suit (docs/rules.md §4)"
-                )
-            return None
-        need = self._core.follow_need()
-        if len(cards) != need:
-            return f"a follow has as many cards as the lead: {need}, not {len(cards)}"
-        if self._core.follow_ok(cards):
-            return None
-        return self._follow_reason(seat, cards)
-
-    def _follow_reason(self, seat: int, cards: list[int]) -> str:
-        led = self._core.trick()[1][0]
-        e = self._core.eff_of(led[0])
-        held = [c for c in self._core.hand(seat) if self._core.eff_of(c) == e]
-        given = [c for c in cards if self._core.eff_of(c) == e]
-        need = min(len(held), self._core.follow_need())
-        if len(given) < need:
-            return (
-                f"must follow suit: seat {seat} holds {len(held)} {_EFF_WORDS[e]} and must play "
-                f"{need} of them, not {len(given)} (docs/rules.md §5)"
-            )
-        return (
-            f"must follow the lead's pairs and tractors with its own of {_EFF_WORDS[e]} as far "
-            f"as it can (docs/rules.md §5); e.g. {format_cards(self._core.follows([], 1)[0])}"
-            if self._core.follows([], 1)
-            else "illegal follow (docs/rules.md §5)"
-        )
-
-    def _card_reason(self, code: int) -> str:
-        seat = self.to_act
-        if code not in self._core.hand(seat) and (
-            self.decision != "bury" or code not in self._core.bury_pool()
-        ):
-            return f"seat {seat} does not hold {format_cards([code])}"
-        if self.decision == "lead":
-            return "a lead must be of one effective suit: this card is of another"
-        if self.decision == "follow":
-            return (
-                f"{format_cards([code])} cannot be part of a legal follow with "
-                f"{format_cards(self.picked) or 'nothing'} picked (docs/rules.md §5: follow "
-                "suit, then pairs and tractors)"
-            )
-        return f"{format_cards([code])} is not available"
 
     def bot_action(self, name: Any = "expert") -> Action | Sequence[int]:
         """The Action the built-in bot `name` takes for the seat to act, drawing from this game's
@@ -677,7 +468,7 @@ class Game:
             else:
                 act = Action("show", tuple(self._core.show_options()[out][2]), out + 1)
         else:
-            act = _action(kind, tuple(out), -1)  # the core lists codes in ascending order
+            act = make_action(kind, tuple(out), -1)  # the core lists codes in ascending order
         self._bot_cache = (resolved, act)
         return act
 
