@@ -200,55 +200,28 @@ def sweep(
     intervals each instead of simultaneous ones (a study that makes its own family). Writes
     ``out`` (default ``sweep-<baseline>-<k>-variants``); returns the
     :class:`~fastsheng.studies.report.Report`."""
-    from fastsheng.sim.runner import MODES, default_batch_size
+    from fastsheng.sim.runner import default_batch_size
 
     bots = [bots] if isinstance(bots, str) else list(bots)
-    if mode not in MODES:
-        raise SweepError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
-    if mode != "hands":  # matches diverge after hand 1: hands no longer pair one to one
-        raise SweepError(
-            "sweep pairs hands one to one, which holds in hands mode only; compare two "
-            "matches-mode runs with fastsheng compare RUN_A RUN_B"
-        )
+    _check_mode(mode)
     base, vs = build_variants(baseline, sets=set, grid=grid, rules=variants, bots=bots, force=force)
     ms = pick_metrics(metrics)
     primary = ms[0]
-    if check_bots is not None and len(bots) > 1:
-        raise SweepError(
-            "mixed modes: --check-bots replays rule variants with another line-up; this sweep "
-            "varies the line-up itself"
-        )
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise SweepError(f"n must be a positive whole number, not {n!r}")
-    n = int(n)
-    if precision is not None and not (isinstance(precision, int | float) and precision > 0):
-        raise SweepError(f"--precision must be a positive half-width, not {precision!r}")
+    n = _check_numbers(bots, check_bots, n, precision)
     if not batch_size:  # one for every run (or the deals would differ): sim's, the smallest
         batch_size = min(default_batch_size(v.bots or "expert", mode) for v in (base, *vs))
     where = Path(out) if out else Path(f"sweep-{_safe(base.rules.name)}-{len(vs)}-variants")
     say = (lambda text: _say(console, text)) if not quiet else None
-    plan = RunPlan(
-        seed=seed,
-        batch_size=batch_size,
-        mode=mode,
-        level=level,
-        workers=workers,
-        scheduler=scheduler,
-        batch_fn=batch_fn,
-        say=say,
-    )
+    plan = RunPlan(seed=seed, batch_size=batch_size, mode=mode, level=level, workers=workers,
+                   scheduler=scheduler, batch_fn=batch_fn, say=say)  # fmt: skip
     conf = simultaneous_conf(len(vs)) if adjust else 0.95
-    precision_row = None
-    n_run = n
+    n_run, precision_row = n, None
     if precision is not None:
         n_run, precision_row = _plan_precision(
             plan, where / "pilot", base, vs, primary, n, float(precision), conf, controls
         )
     if check_bots is not None:
-        check_n = DEFAULT_CHECK_N if check_n is None else check_n
-        check_n = min(check_n, n_run)
-        if check_n < 2:
-            raise SweepError(f"--check-n must be at least 2, not {check_n}")
+        check_n = _check_size(check_n, n_run)
     runs = _play_all(plan, where / "runs", base, vs, n_run)
     hands = _canonical(runs)
     check_available(ms, hands[0])
@@ -256,12 +229,77 @@ def sweep(
     deal_share = [same_deals(runs[0].hands, r.hands) for r in runs[1:]]
     check = None
     if check_bots is not None:
-        cruns = _play_all(plan, where / "check", base, vs, check_n, bots=check_bots, stage="check ")
-        ch = _canonical(cruns)
-        check = Check(check_bots, ch[0], ch[1:])
-        deal_share += [same_deals(runs[0].hands.iloc[:check_n], r.hands) for r in cruns]
+        check, shares = _play_check(plan, where / "check", base, vs, check_bots, check_n, runs[0])
+        deal_share += shares
+    tables = _effects(ms, hands, vs, x, check, controls, None if adjust else conf)
+    if precision_row is not None:
+        precision_row["achieved"] = float(tables[primary.key]["half_width"].max())
+    used_controls = controls if x is not None else False
+    rep = _report(where, base, vs, runs, tables, primary.key, conf, used_controls, check,
+                  precision_row, deal_share, figures)  # fmt: skip
+    index = write_report(rep, where)
+    mark_flips(index)
+    if not quiet:
+        _print_summary(rep, index, check, console)
+    return rep
+
+
+def _play_check(plan, where, base, vs, lineup, check_n, baseline) -> tuple[Check, list[float]]:
+    """--check-bots: every run replayed with ``lineup`` on its first ``check_n`` deals; the
+    Check, and each replay's share of deals dealt as the baseline's."""
+    cruns = _play_all(plan, where, base, vs, check_n, bots=lineup, stage="check ")
+    ch = _canonical(cruns)
+    shares = [same_deals(baseline.hands.iloc[:check_n], r.hands) for r in cruns]
+    return Check(lineup, ch[0], ch[1:]), shares
+
+
+def _print_summary(rep: Report, index: Path, check: Check | None, console: Any) -> None:
+    print_headline(rep, console)
+    for line in flip_lines(rep, check):
+        _say(console, line)
+    _say(console, f"wrote {index} and {len(rep.tables)} CSV tables")
+
+
+def _check_mode(mode: str) -> None:
+    """A sweep pairs hands one to one: hands mode only (matches diverge after their hand 1)."""
+    from fastsheng.sim.runner import MODES
+
+    if mode not in MODES:
+        raise SweepError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+    if mode != "hands":
+        raise SweepError(
+            "sweep pairs hands one to one, which holds in hands mode only; compare two "
+            "matches-mode runs with fastsheng compare RUN_A RUN_B"
+        )
+
+
+def _check_numbers(bots: list, check_bots: str | None, n: Any, precision: Any) -> int:
+    """n (returned as an int), --precision and --check-bots, checked before anything is played."""
+    if check_bots is not None and len(bots) > 1:
+        raise SweepError(
+            "mixed modes: --check-bots replays rule variants with another line-up; this sweep "
+            "varies the line-up itself"
+        )
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise SweepError(f"n must be a positive whole number, not {n!r}")
+    if precision is not None and not (isinstance(precision, int | float) and precision > 0):
+        raise SweepError(f"--precision must be a positive half-width, not {precision!r}")
+    return int(n)
+
+
+def _check_size(check_n: int | None, n_run: int) -> int:
+    """The deals --check-bots replays: --check-n (default DEFAULT_CHECK_N), at most the runs' n."""
+    check_n = min(DEFAULT_CHECK_N if check_n is None else check_n, n_run)
+    if check_n < 2:
+        raise SweepError(f"--check-n must be at least 2, not {check_n}")
+    return check_n
+
+
+def _effects(ms, hands, vs, x, check, controls, conf) -> dict[str, pd.DataFrame]:
+    """Per metric, every variant's paired effect against the baseline (``conf`` None: the
+    simultaneous intervals of the family)."""
     pairs = list(zip(vs, hands[1:], strict=True))
-    tables = {
+    return {
         m.key: effect_table(
             m,
             hands[0],
@@ -269,35 +307,10 @@ def sweep(
             _x_for(x, m.key, controls, True),
             check,
             _x_for(x, m.key, controls, False),
-            None if adjust else conf,
+            conf,
         )
         for m in ms
     }
-    if precision_row is not None:
-        t = tables[primary.key]
-        precision_row["achieved"] = float(t["half_width"].max())
-    rep = _report(
-        where,
-        base,
-        vs,
-        runs,
-        tables,
-        primary.key,
-        conf,
-        controls if x is not None else False,
-        check,
-        precision_row,
-        deal_share,
-        figures,
-    )
-    index = write_report(rep, where)
-    mark_flips(index)
-    if not quiet:
-        print_headline(rep, console)
-        for line in flip_lines(rep, check):
-            _say(console, line)
-        _say(console, f"wrote {index} and {len(rep.tables)} CSV tables")
-    return rep
 
 
 def _say(console: Any, text: str) -> None:
@@ -399,6 +412,47 @@ def _report(
         if conf > 0.95 or k == 1
         else "Intervals: 95% each, not adjusted for the number of variants (adjust=False)."
     )
+    share = min(deal_share) if deal_share else float("nan")
+    rep = Report(
+        title=f"fastsheng sweep: {k} variants against {base.label}",
+        subtitle=f"{len(runs[0].hands):,} paired hands per run; seed {m0.get('seed')}, batch "
+        f"size {m0.get('batch_size')}; bots {','.join(m0.get('bots', []))}; same deals: "
+        f"{share:.2%} of hands (least over the runs)",
+        headline=f"metric_{primary}",
+        meta={
+            "baseline": base.label,
+            "variants": [v.label for v in vs],
+            "primary": primary,
+            "simultaneous_conf": conf,
+            "controls": controls,
+            "same_deals": deal_share,
+            "precision": precision_row,
+            "check_bots": None if check is None else {"lineup": check.lineup, "n": check.n},
+        },
+        conventions=_conventions(adjust, controls, m0, precision_row, check),
+    )
+    rep.tables += _metric_tables(tables, adjust, check)
+    rep.tables.append(_variants_table(base, vs, runs, deal_share, where))
+    if precision_row is not None:
+        rep.tables.append(
+            Table(
+                "precision",
+                "Precision: pilot and chosen n",
+                pd.DataFrame([precision_row]),
+                PRECISION_TEXT.format(
+                    achieved=f"{precision_row['achieved']:.4g}",
+                    **{k_: precision_row[k_] for k_ in ("target", "pilot", "n")},
+                    metric=precision_row["metric"],
+                ),
+            )
+        )
+    if figures:
+        rep.figures += _figures(base, vs, tables)
+    return rep
+
+
+def _conventions(adjust: str, controls, m0, precision_row, check) -> list[str]:
+    """The page's conventions: the design, the intervals' adjustment, precision and check."""
     conventions = [
         "Sweep: the baseline and every variant played on the same deals (one seed, n and batch "
         "size: common random numbers); every effect is variant - baseline, paired hand by hand.",
@@ -419,30 +473,17 @@ def _report(
         )
     if check is not None:
         conventions.insert(2, ROBUSTNESS_TEXT.format(lineup=check.lineup, n=check.n))
-    share = min(deal_share) if deal_share else float("nan")
-    rep = Report(
-        title=f"fastsheng sweep: {k} variants against {base.label}",
-        subtitle=f"{len(runs[0].hands):,} paired hands per run; seed {m0.get('seed')}, batch "
-        f"size {m0.get('batch_size')}; bots {','.join(m0.get('bots', []))}; same deals: "
-        f"{share:.2%} of hands (least over the runs)",
-        headline=f"metric_{primary}",
-        meta={
-            "baseline": base.label,
-            "variants": [v.label for v in vs],
-            "primary": primary,
-            "simultaneous_conf": conf,
-            "controls": controls,
-            "same_deals": deal_share,
-            "precision": precision_row,
-            "check_bots": None if check is None else {"lineup": check.lineup, "n": check.n},
-        },
-        conventions=conventions,
-    )
+    return conventions
+
+
+def _metric_tables(tables, adjust: str, check) -> list[Table]:
+    """One table per metric: every variant's effect against the baseline."""
     show = _SHOW + (CHECK_COLUMNS if check is not None else ())
+    out = []
     for key, df in tables.items():
         title = f"{df['metric'].iloc[0]}: variant - baseline"
         note = f"Unit: {df['unit'].iloc[0]}. {adjust}"
-        rep.tables.append(
+        out.append(
             Table(
                 f"metric_{key}",
                 title,
@@ -454,23 +495,7 @@ def _report(
                 + (("mean_baseline", "mean_variant") if df["unit"].iloc[0] == "share" else ()),
             )
         )
-    rep.tables.append(_variants_table(base, vs, runs, deal_share, where))
-    if precision_row is not None:
-        rep.tables.append(
-            Table(
-                "precision",
-                "Precision: pilot and chosen n",
-                pd.DataFrame([precision_row]),
-                PRECISION_TEXT.format(
-                    achieved=f"{precision_row['achieved']:.4g}",
-                    **{k_: precision_row[k_] for k_ in ("target", "pilot", "n")},
-                    metric=precision_row["metric"],
-                ),
-            )
-        )
-    if figures:
-        rep.figures += _figures(base, vs, tables)
-    return rep
+    return out
 
 
 def _controls_text(controls: bool | None) -> str:

@@ -87,25 +87,7 @@ def compare_command(
             else Path(runs[0]).parent / (f"compare-{Path(runs[0]).name}-vs-{Path(runs[1]).name}")
         )
     else:
-        rules = list(rules) or []
-        bots = list(bots) or []
-        from fastsheng.rules import rules_from_spec
-
-        for spec in rules:  # a bad rules set is refused before the other variant is played
-            rules_from_spec(spec)
-        if len(rules) == 2 and len(bots) <= 1:
-            variants = [(r, bots[0] if bots else None) for r in rules]
-            labels = list(rules)
-        elif len(bots) == 2 and len(rules) <= 1:
-            variants = [(rules[0] if rules else "standard", b) for b in bots]
-            labels = [lineup_label(b) for b in bots]
-        else:
-            raise ValueError(
-                "give two --rules (and at most one --bots), or two --bots (and at "
-                "most one --rules), or two run folders"
-            )
-        if labels[0] == labels[1]:
-            labels = [f"{labels[0]}-A", f"{labels[1]}-B"]
+        variants, labels = _variants(rules, bots)
         folders = [_folder_name(lab) for lab in labels]
         where = Path(out) if out else Path(f"compare-{folders[0]}-vs-{folders[1]}")
         if batch_size is None:  # one batch size for both, or the deals would differ
@@ -122,17 +104,9 @@ def compare_command(
             batch_fn=batch_fn,
             quiet=quiet,
         )
-        paths = []
-        for (rl, bt), lab, folder in zip(variants, labels, folders, strict=True):
-            p = where / "runs" / folder
-            simulate_run(p, rules=rl, bots=bt, **common)
-            paths.append(p)
-            lineup = lineup_names(bt)
-            if mode == "hands" and lineup[0] != lineup[1] and lineup[:2] == lineup[2:]:
-                # two teams: the same deals with the seats swapped give the ladder's view
-                swapped = where / "runs" / f"{folder}-seats-swapped"
-                simulate_run(swapped, rules=rl, bots=(lineup[1], lineup[0]), **common)
-                teams.append((lab, p, swapped))
+        paths, teams = _play_variants(
+            variants, labels, [where / "runs" / f for f in folders], common
+        )
         run_a, run_b = load_run(paths[0]), load_run(paths[1])
         la, lb = labels
     rep = compute_compare(run_a, run_b, label_a=la, label_b=lb, notice=notice)
@@ -149,6 +123,49 @@ def compare_command(
             _say(console, line)
         _say(console, f"wrote {index} and {len(rep.tables)} CSV tables")
     return rep
+
+
+def _variants(rules: Sequence[str], bots: Sequence[Any]) -> tuple[list[tuple], list[str]]:
+    """The two variants, (rules, bots) each, and their labels: two --rules (at most one --bots)
+    or two --bots (at most one --rules). A bad rules set is refused before either is played."""
+    from fastsheng.rules import rules_from_spec
+
+    rules = list(rules) or []
+    bots = list(bots) or []
+    for spec in rules:
+        rules_from_spec(spec)
+    if len(rules) == 2 and len(bots) <= 1:
+        variants = [(r, bots[0] if bots else None) for r in rules]
+        labels = list(rules)
+    elif len(bots) == 2 and len(rules) <= 1:
+        variants = [(rules[0] if rules else "standard", b) for b in bots]
+        labels = [lineup_label(b) for b in bots]
+    else:
+        raise ValueError(
+            "give two --rules (and at most one --bots), or two --bots (and at "
+            "most one --rules), or two run folders"
+        )
+    if labels[0] == labels[1]:
+        labels = [f"{labels[0]}-A", f"{labels[1]}-B"]
+    return variants, labels
+
+
+def _play_variants(
+    variants: list[tuple], labels: list[str], paths: list[Path], common: dict[str, Any]
+) -> tuple[list[Path], list[tuple[str, Path, Path]]]:
+    """Each variant simulated into its folder; a line-up of two teams also with the seats
+    swapped (the ladder's view of the teams). The folders, and (label, run, swapped run) per
+    team line-up."""
+    teams = []
+    for (rl, bt), lab, p in zip(variants, labels, paths, strict=True):
+        simulate_run(p, rules=rl, bots=bt, **common)
+        lineup = lineup_names(bt)
+        if common["mode"] == "hands" and lineup[0] != lineup[1] and lineup[:2] == lineup[2:]:
+            # two teams: the same deals with the seats swapped give the ladder's view
+            swapped = p.with_name(f"{p.name}-seats-swapped")
+            simulate_run(swapped, rules=rl, bots=(lineup[1], lineup[0]), **common)
+            teams.append((lab, p, swapped))
+    return paths, teams
 
 
 def _folder_name(label: str) -> str:
