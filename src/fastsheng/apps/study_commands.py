@@ -69,7 +69,7 @@ def check_comparable(run_a: Path, run_b: Path) -> None:
 def run_compare(
     *, runs, rules, bots, n, seed, batch_size, level, workers, out, precision, check_bots, check_n
 ) -> None:
-    """compare's options (as typed, each None when not given) checked, then the comparison."""
+    """compare's options, as typed, checked and parsed; then the comparison."""
     from fastsheng.studies.report import compare_command
 
     check_workers(workers)
@@ -110,7 +110,7 @@ def run_sweep(
     out,
     quiet,
 ) -> None:
-    """sweep's options (as typed, each None when not given) checked, then the sweep."""
+    """sweep's options, as typed, checked and parsed; then the sweep."""
     from fastsheng.studies.sweep import sweep
 
     check_workers(workers)
