@@ -137,6 +137,13 @@ def _commands():
 
 
 @pytest.mark.parametrize("command", list(_commands()), ids=lambda f: f.__name__)
+def test_every_command_keeps_its_help_line(command):
+    """A command's docstring is its line in `fastsheng --help`: moving its body elsewhere must
+    not take the docstring along."""
+    assert (command.__doc__ or "").strip(), f"{command.__name__} has no help text"
+
+
+@pytest.mark.parametrize("command", list(_commands()), ids=lambda f: f.__name__)
 def test_no_command_function_over_40_lines(command):
     """About 40 lines at most, and its body (past the signature's one line per option) short:
     a command parses and hands over, the work lives elsewhere."""

@@ -365,6 +365,7 @@ def compare_cmd(
     check_bots: CompareCheckBots = None,
     check_n: CheckN = None,
 ) -> None:
+    """Paired comparison of two variants over the same deals (common random numbers)."""
     study_commands.run_compare(**locals())
 
 
