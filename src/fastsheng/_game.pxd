@@ -144,6 +144,34 @@ cdef struct batch_t:
     int search_cands[4]       # candidate plays it compares
 
 
+# What a batch plays: fastsheng.engine.plan.BatchPlan.core_fields(), plain values it has
+# validated (a dict Cython converts). batch_fill copies it into a batch_t and points the batch at
+# the caller's buffers; the simulator (_game._run) and the step API's batches
+# (_state.BatchCore) both use it, so the buffers are wired in one place.
+cdef struct batch_plan_t:
+    rules_t r
+    int bots[4]
+    int search_k[4]
+    int search_cands[4]
+    u64 state[4]              # the batch's RNG stream (SeedSequence(seed, spawn_key=(batch,)))
+    int mode
+    int level
+    int first_hand
+    u64 id_base
+    int size
+    int trace_item
+    int trace_hand_no
+    int check
+    int profile
+    int legacy_bot_stream
+
+# Zero `b`, copy the plan in and point it at the buffers (raw bytes; None or empty: NULL).
+cdef void batch_fill(batch_t* b, const batch_plan_t* p, unsigned char[::1] hands,
+                     unsigned char[::1] matches, unsigned char[::1] tricks,
+                     unsigned char[::1] codes, unsigned char[::1] trace,
+                     unsigned char[::1] trace_at) noexcept
+
+
 # ---------------------------------------------------------------------------------------------
 # The game as a resumable state machine. `game_run` plays until a seat whose bit is set in
 # `external` must decide (returns 1; the decision is described by pend_*), or the hand is over

@@ -1057,56 +1057,57 @@ cdef inline void* _ptr(unsigned char[::1] v) noexcept:
     return <void*>&v[0] if v is not None and v.shape[0] > 0 else NULL
 
 
-def _run(rules_fields, bots, int mode, int level, int first_hand, unsigned long long id_base,
-         int size, hands, matches, tricks, codes, int trace_item, int trace_hand_no, trace,
-         trace_at, state, int check, int profile=0, int legacy_bot_stream=0, search=None):
-    """Play one batch into the given arrays (raw bytes views of numpy arrays) with ONE nogil
-    call. `state`: the 4 uint64 words of the RNG; `search`: per seat (k, cands), k = 0 for a
-    seat that does not search (fastsheng._search must be imported). Returns the counts
-    written."""
+cdef inline long _len(unsigned char[::1] v) noexcept:
+    return v.shape[0] if v is not None else 0
+
+
+cdef void batch_fill(batch_t* b, const batch_plan_t* p, unsigned char[::1] hands,
+                     unsigned char[::1] matches, unsigned char[::1] tricks,
+                     unsigned char[::1] codes, unsigned char[::1] trace,
+                     unsigned char[::1] trace_at) noexcept:
+    cdef int i
+    memset(b, 0, sizeof(batch_t))
+    b.r = p.r
+    for i in range(4):
+        b.bots[i] = p.bots[i]
+        b.search_k[i] = p.search_k[i]
+        b.search_cands[i] = p.search_cands[i]
+    b.mode = p.mode
+    b.level = p.level
+    b.first_hand = p.first_hand
+    b.id_base = p.id_base
+    b.size = p.size
+    b.trace_item = p.trace_item
+    b.trace_hand_no = p.trace_hand_no
+    b.check = p.check
+    b.profile = p.profile
+    b.legacy_bot_stream = p.legacy_bot_stream
+    b.hands = <hand_row_t*>_ptr(hands)
+    b.hands_cap = _len(hands) // sizeof(hand_row_t)
+    b.matches = <match_row_t*>_ptr(matches)
+    b.tricks = <trick_row_t*>_ptr(tricks)
+    b.tricks_cap = _len(tricks) // sizeof(trick_row_t)
+    b.codes = <u8*>_ptr(codes)
+    b.codes_cap = _len(codes)
+    b.trace = <short*>_ptr(trace)
+    b.trace_cap = _len(trace) // sizeof(short)
+    b.trace_at = <u32*>_ptr(trace_at)
+
+
+def _run(plan, hands, matches, tricks, codes, trace, trace_at):
+    """Play one batch into the given buffers (raw bytes views of numpy arrays) with ONE nogil
+    call. `plan`: BatchPlan.core_fields() (a seat with search_k > 0 needs fastsheng._search
+    imported). Returns the counts written."""
+    cdef batch_plan_t p = plan
     cdef batch_t b
     cdef rng_t rng
-    cdef unsigned char[::1] hv = hands
-    cdef unsigned char[::1] mv = matches
-    cdef unsigned char[::1] tv = tricks
-    cdef unsigned char[::1] cv = codes
-    cdef unsigned char[::1] trv = trace
-    cdef unsigned char[::1] tav = trace_at
     cdef int i, rc
-    memset(&b, 0, sizeof(batch_t))
-    b.r = rules_fields
+    batch_fill(&b, &p, hands, matches, tricks, codes, trace, trace_at)
     for i in range(4):
-        b.bots[i] = bots[i]
-    b.mode = mode
-    b.level = level
-    b.first_hand = first_hand
-    b.id_base = id_base
-    b.size = size
-    b.hands = <hand_row_t*>_ptr(hv)
-    b.hands_cap = hv.shape[0] // sizeof(hand_row_t) if hv is not None else 0
-    b.matches = <match_row_t*>_ptr(mv)
-    b.tricks = <trick_row_t*>_ptr(tv)
-    b.tricks_cap = tv.shape[0] // sizeof(trick_row_t) if tv is not None else 0
-    b.codes = <u8*>_ptr(cv)
-    b.codes_cap = cv.shape[0] if cv is not None else 0
-    b.trace_item = trace_item
-    b.trace_hand_no = trace_hand_no
-    b.trace = <short*>_ptr(trv)
-    b.trace_cap = trv.shape[0] // sizeof(short) if trv is not None else 0
-    b.trace_at = <u32*>_ptr(tav)
-    b.check = check
-    b.profile = profile
-    b.legacy_bot_stream = legacy_bot_stream
-    if search is not None:
-        for i in range(4):
-            b.search_k[i] = search[i][0]
-            b.search_cands[i] = search[i][1]
-            if b.search_k[i] > 0 and search_hook == NULL:
-                raise RuntimeError("the search bot needs fastsheng._search imported")
-    rng.s[0] = state[0]
-    rng.s[1] = state[1]
-    rng.s[2] = state[2]
-    rng.s[3] = state[3]
+        if b.search_k[i] > 0 and search_hook == NULL:
+            raise RuntimeError("the search bot needs fastsheng._search imported")
+    for i in range(4):
+        rng.s[i] = p.state[i]
     global _pending_signal
     with nogil:
         rc = run_batch(&b, &rng)

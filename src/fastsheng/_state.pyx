@@ -32,7 +32,8 @@ from fastsheng._core cimport (
 from fastsheng._declare cimport decl_reset, decl_trump, show_code_denom, show_code_kind, show_hand
 from fastsheng._game cimport (
     DEC_BURY, DEC_DECLARE, DEC_FOLLOW, DEC_LEAD, DEC_NONE, PH_BURY, PH_CHAODI, PH_CLOSE, PH_DEAL,
-    PH_DONE, PH_FOLLOW, PH_LEAD, PH_PLAYSTART, SET_DECLARED, batch_hand_begin, batch_t,
+    PH_DONE, PH_FOLLOW, PH_LEAD, PH_PLAYSTART, SET_DECLARED, batch_fill, batch_hand_begin,
+    batch_plan_t, batch_t,
     bot_decide, game_run, game_t, hand_row_t, match_begin, match_hand_begin, match_hand_end,
     match_row_t, trick_row_t,
 )
@@ -843,30 +844,26 @@ cdef class BatchCore(GameCore):
     cdef rng_t bstream
     cdef long hands_start
 
-    def begin_batch(self, rules_fields, bots, int external, state, int mode, int level,
-                    unsigned long long id_base, int first_hand, hands, matches, tricks, codes):
-        cdef unsigned char[::1] hv = hands
-        cdef unsigned char[::1] mv = matches
-        cdef unsigned char[::1] tv = tricks
-        cdef unsigned char[::1] cv = codes
+    def begin_batch(self, plan, int external, hands, matches, tricks, codes):
+        """`plan`: BatchPlan.core_fields(); the seats in `external` are the Python bots'."""
+        cdef batch_plan_t p = plan
         cdef int k
-        self._reset(rules_fields, bots, external)
+        memset(&self.g, 0, sizeof(game_t))
+        memset(&self.row, 0, sizeof(hand_row_t))
+        batch_fill(&self.b, &p, hands, matches, tricks, codes, None, None)
         self._keep = (hands, matches, tricks, codes)
         for k in range(4):
-            self.bstream.s[k] = state[k]
+            self.g.t.bots[k] = p.bots[k]
+            self.bstream.s[k] = p.state[k]
+        self.b.check = 1       # a Python bot's action is verified by the core (BotError)
+        self.b.trace_item = -2  # every hand traced into this core's own buffer, restarting at 0
+        self.b.trace = self.trace
+        self.b.trace_cap = TRACE_CAP
+        self.g.b = &self.b
         self.g.master = &self.bstream
-        self.b.mode = mode
-        self.b.level = level
-        self.b.first_hand = first_hand
-        self.b.id_base = id_base
-        self.b.trace_item = -2
-        self.b.hands = <hand_row_t*>&hv[0] if hv.shape[0] else NULL
-        self.b.hands_cap = hv.shape[0] // sizeof(hand_row_t)
-        self.b.matches = <match_row_t*>&mv[0] if mv.shape[0] else NULL
-        self.b.tricks = <trick_row_t*>&tv[0] if tv.shape[0] else NULL
-        self.b.tricks_cap = tv.shape[0] // sizeof(trick_row_t)
-        self.b.codes = <u8*>&cv[0] if cv.shape[0] else NULL
-        self.b.codes_cap = cv.shape[0]
+        self.g.t.rng = &self.g.bot_rng
+        self.g.row = &self.row
+        self.g.external = external
 
     def begin_hand(self, long i):
         self.b.trace_len = 0

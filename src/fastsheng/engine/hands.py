@@ -14,6 +14,7 @@ batches ran, and a truncated batch holds the first hands of the full one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,8 @@ import pyarrow as pa
 
 from fastsheng import _game
 from fastsheng.cards import RANKS
-from fastsheng.engine.registry import BOTS, bot_spec, is_python_bot
+from fastsheng.engine.plan import BatchPlan, Mode, Trace
+from fastsheng.engine.registry import BOTS
 from fastsheng.rules import Rules
 
 __all__ = [
@@ -37,9 +39,8 @@ __all__ = [
     "decode_traces",
 ]
 
-from fastsheng.engine.checks import as_bots, as_rules, core_level, positive, seed_state
+from fastsheng.engine.checks import positive
 from fastsheng.engine.schema import (
-    BOT_STREAMS,
     HAND_COLUMNS,
     HAND_DTYPE,
     MATCH_COLUMNS,
@@ -58,172 +59,99 @@ from fastsheng.engine.traces import decode_trace, decode_traces, format_trace
 # Running a batch
 
 
-def _run(
-    rules: Rules,
-    names,
-    mode: int,
-    level: int,
-    first_hand: bool,
-    seed: int,
-    batch: int,
-    size: int,
-    id_base: int,
-    *,
-    tricks: bool = False,
-    trace_item: int = -1,
-    trace_hand_no: int = 0,
-    check: bool = False,
-    profile: bool = False,
-    bot_stream: str = "hand",
-):
-    fields = rules.core_fields()
-    python = any(is_python_bot(n) for n in names)
-    if python and bot_stream != "hand":
-        raise ValueError("Python bots play with per-hand bot streams (bot_stream='hand')")
-    specs = [(0, 0, 0) if is_python_bot(n) else bot_spec(n) for n in names]
-    bot_ids = [s[0] for s in specs]
-    search = [(s[1], s[2]) for s in specs]
-    if any(k for k, _ in search):
+@dataclass
+class _Buffers:
+    """The arrays a batch writes its rows into (a capacity of `hand_cap` hand rows)."""
+
+    hands: np.ndarray
+    matches: np.ndarray
+    trick_rows: np.ndarray
+    codes: np.ndarray
+    trace: np.ndarray
+    trace_at: np.ndarray
+
+    @classmethod
+    def allocate(cls, plan: BatchPlan, hand_cap: int, grow: int) -> _Buffers:
+        trick_cap = hand_cap if plan.tricks else 0
+        if plan.python:  # each hand's trace comes from the step API's own buffer
+            trace_len = 0
+        elif plan.trace is Trace.ALL:
+            trace_len = hand_cap * 1024
+        elif plan.trace is Trace.ONE:
+            trace_len = _game.MAX_TRACE_ * 4 * grow
+        else:
+            trace_len = 0
+        return cls(
+            hands=np.zeros(hand_cap, dtype=HAND_DTYPE),
+            matches=np.zeros(plan.size if plan.mode is Mode.MATCHES else 0, dtype=MATCH_DTYPE),
+            trick_rows=np.zeros(trick_cap * 25, dtype=TRICK_DTYPE),
+            codes=np.zeros(trick_cap * 100, dtype=np.uint8),
+            trace=np.zeros(trace_len, dtype=np.int16),
+            trace_at=np.zeros(hand_cap if trace_len and plan.trace is Trace.ALL else 0, np.uint32),
+        )
+
+    def views(self) -> tuple[np.ndarray, ...]:
+        """Raw bytes views, in the order of ``_game._run``'s buffers."""
+        arrays = (self.hands, self.matches, self.trick_rows, self.codes, self.trace, self.trace_at)
+        return tuple(a.view(np.uint8) for a in arrays)
+
+
+@dataclass
+class _Played:
+    """What a batch wrote: the C loop's counts and the rows, cut to their length."""
+
+    counts: dict[str, Any]
+    hands: np.ndarray
+    matches: np.ndarray
+    trick_rows: np.ndarray
+    codes: np.ndarray
+    traces: Any  # Trace.ALL: one array per hand row; else the traced item's array (maybe empty)
+
+
+def _run(plan: BatchPlan) -> _Played:
+    """Play the batch, growing the buffers until its rows fit."""
+    if plan.searches:
         from fastsheng import _search  # noqa: F401  (registers the search bot with the game loop)
-    state = [int(x) for x in seed_state(seed, batch)]
-    if mode == 0:
-        hand_cap = size
-    else:
-        hand_cap = max(64, size * 48)
+    hand_cap = plan.size if plan.mode is Mode.HANDS else max(64, plan.size * 48)
     grow = 1
     while True:
-        hands = np.zeros(hand_cap, dtype=HAND_DTYPE)
-        matches = np.zeros(size if mode == 1 else 0, dtype=MATCH_DTYPE)
-        if tricks:
-            trick_rows = np.zeros(hand_cap * 25, dtype=TRICK_DTYPE)
-            codes = np.zeros(hand_cap * 100, dtype=np.uint8)
+        buf = _Buffers.allocate(plan, hand_cap, grow)
+        if plan.python:
+            from fastsheng.engine.pybatch import run_python_batch
+
+            out, traces = run_python_batch(plan, buf.hands, buf.matches, buf.trick_rows, buf.codes)
         else:
-            trick_rows = np.zeros(0, dtype=TRICK_DTYPE)
-            codes = np.zeros(0, dtype=np.uint8)
-        if trace_item == -2:
-            trace = np.zeros(hand_cap * 1024, dtype=np.int16)
-        else:
-            trace = np.zeros(_game.MAX_TRACE_ * 4 * grow if trace_item >= 0 else 0, dtype=np.int16)
-        trace_at = np.zeros(hand_cap if trace_item == -2 else 0, dtype=np.uint32)
-        if python:
-            out, py_traces = _python_batch(
-                rules,
-                names,
-                seed,
-                batch,
-                mode,
-                level,
-                first_hand,
-                size,
-                id_base,
-                hands,
-                matches,
-                trick_rows,
-                codes,
-                state,
-                trace_item,
-            )
-            if not out["overflow"]:
-                break
-            hand_cap *= 2
-            continue
-        out = _game._run(
-            fields,
-            bot_ids,
-            mode,
-            level,
-            int(first_hand),
-            id_base,
-            size,
-            hands.view(np.uint8),
-            matches.view(np.uint8),
-            trick_rows.view(np.uint8),
-            codes,
-            trace_item,
-            trace_hand_no,
-            trace.view(np.uint8),
-            trace_at.view(np.uint8),
-            state,
-            int(check),
-            int(profile),
-            int(bot_stream == "batch"),
-            search=search,
-        )
+            out = _game._run(plan.core_fields(), *buf.views())
         if not out["overflow"]:
             break
         hand_cap *= 2
         grow *= 2
     if out["errors"]:
         raise RuntimeError(f"the bots made {out['errors']} illegal plays (a fastsheng bug)")
-    if python:
-        trace = _pick_trace(
-            py_traces, hands[: out["nhands"]], mode, id_base, trace_item, trace_hand_no
-        )
-    elif trace_item == -2:
-        nh = out["nhands"]
-        bounds = np.append(trace_at[:nh], out["trace_len"]).astype(np.int64)
-        trace = [trace[bounds[k] : bounds[k + 1]] for k in range(nh)]
+    rows = buf.hands[: out["nhands"]]
+    if plan.python:
+        traces = _pick_trace(plan, traces, rows)
+    elif plan.trace is Trace.ALL:
+        bounds = np.append(buf.trace_at[: len(rows)], out["trace_len"]).astype(np.int64)
+        traces = [buf.trace[bounds[k] : bounds[k + 1]] for k in range(len(rows))]
     else:
-        trace = trace[: out["trace_len"]]
-    return (
-        out,
-        hands[: out["nhands"]],
-        matches,
-        trick_rows[: out["ntricks"]],
-        codes[: out["ncodes"]],
-        trace,
+        traces = buf.trace[: out["trace_len"]]
+    return _Played(
+        out, rows, buf.matches, buf.trick_rows[: out["ntricks"]], buf.codes[: out["ncodes"]], traces
     )
 
 
-def _python_batch(
-    rules,
-    names,
-    seed,
-    batch,
-    mode,
-    level,
-    first_hand,
-    size,
-    id_base,
-    hands,
-    matches,
-    trick_rows,
-    codes,
-    state,
-    trace_item,
-):
-    """A batch with Python bots at some seats (fastsheng.engine.pybatch); with a traced item, the
-    batch is played up to it (a Python bot's state may depend on the hands before)."""
-    from fastsheng.engine.pybatch import run_python_batch
-
-    upto = size if trace_item < 0 else min(size, trace_item + 1)
-    return run_python_batch(
-        rules,
-        names,
-        seed,
-        batch,
-        mode,
-        level,
-        first_hand,
-        upto,
-        id_base,
-        hands,
-        matches,
-        trick_rows,
-        codes,
-        state,
-        trace_item != -1,
-    )
-
-
-def _pick_trace(traces, rows, mode, id_base, trace_item, trace_hand_no):
-    if trace_item == -2:
+def _pick_trace(plan: BatchPlan, traces: list[np.ndarray], rows: np.ndarray):
+    """A Python batch's traces (one per hand played) as the C loop gives them for the plan."""
+    if plan.trace is Trace.ALL:
         return traces
-    if trace_item < 0:
+    if plan.trace is Trace.NONE:
         return np.zeros(0, np.int16)
-    if mode == 0:
-        return traces[trace_item]
-    want = (rows["match_id"] == id_base + trace_item) & (rows["hand_no"] == trace_hand_no)
+    if plan.mode is Mode.HANDS:
+        return traces[plan.trace_item]
+    want = (rows["match_id"] == plan.id_base + plan.trace_item) & (
+        rows["hand_no"] == plan.trace_hand_no
+    )
     return traces[int(np.flatnonzero(want)[0])]
 
 
@@ -236,16 +164,13 @@ def profile_batch(
     "tricks" = the play and the score)."""
     import time
 
-    rules = as_rules(rules)
-    names = as_bots(bots)
+    plan = BatchPlan(rules, bots, seed, 0, size, level=level, profile=True)
     t = time.thread_time()
-    out = _run(
-        rules, names, 0, core_level(level), False, seed, 0, positive("size", size), 0, profile=True
-    )[0]
+    out = _run(plan).counts
     wall = time.thread_time() - t
     phases = out["t_deal"] + out["t_kitty"] + out["t_tricks"]
     return {
-        "hands_per_s": size / wall,
+        "hands_per_s": plan.size / wall,
         "deal": out["t_deal"] / phases,
         "kitty": out["t_kitty"] / phases,
         "tricks": out["t_tricks"] / phases,
@@ -281,29 +206,22 @@ def play_batch(
     its own bot stream: the jump of its deal stream) or "batch" (one bot stream per batch, as
     runs made before fastsheng 0.2 drew it; only random bots draw, so only they differ).
     """
-    if bot_stream not in BOT_STREAMS:
-        raise ValueError(f"bot_stream must be one of {BOT_STREAMS}, not {bot_stream!r}")
-    size = positive("size", size)
-    full = size if batch_size is None else positive("batch_size", batch_size)
-    if size > full:
-        raise ValueError(f"size {size} exceeds batch_size {full}")
-    if mode not in ("hands", "matches"):
-        raise ValueError(f"mode must be 'hands' or 'matches', not {mode!r}")
-    return _play_sized(
+    plan = BatchPlan(
         rules,
         bots,
         seed,
         batch,
-        full,
         size,
-        mode,
-        level,
-        tricks,
-        first_hand,
-        check,
-        trace,
-        bot_stream,
+        batch_size,
+        mode=mode,
+        level=level,
+        first_hand=first_hand,
+        tricks=tricks,
+        trace=Trace.ALL if trace else Trace.NONE,
+        check=check,
+        bot_stream=bot_stream,
     )
+    return _tables(plan, _run(plan))
 
 
 def _simulate(mode, rules, bots, seed, n, level, batch_size, tricks, first_hand=False):
@@ -315,72 +233,49 @@ def _simulate(mode, rules, bots, seed, n, level, batch_size, tricks, first_hand=
     while done < n:
         size = min(batch_size, n - done)
         # a truncated batch keeps the full batch's ids and first hands
-        out = _play_sized(rules, bots, seed, b, batch_size, size, mode, level, tricks, first_hand)
-        for k, t in out.items():
+        plan = BatchPlan(
+            rules, bots, seed, b, size, batch_size, mode=mode, level=level, tricks=tricks,
+            first_hand=first_hand,
+        )  # fmt: skip
+        for k, t in _tables(plan, _run(plan)).items():
             parts.setdefault(k, []).append(t)
         done += size
         b += 1
     return {k: pa.concat_tables(v) for k, v in parts.items()}
 
 
-def _play_sized(
-    rules,
-    bots,
-    seed,
-    batch,
-    batch_size,
-    size,
-    mode,
-    level,
-    tricks,
-    first_hand,
-    check=False,
-    trace=False,
-    bot_stream="hand",
-):
-    """Batch `batch` of a run of `batch_size` batches, cut to its first `size` items."""
-    rules = as_rules(rules)
-    names = as_bots(bots)
-    m = 0 if mode == "hands" else 1
-    lv = core_level(level)
-    seed_state(seed, batch)
-    out, hands, matches, trick_rows, codes, traces = _run(
-        rules,
-        names,
-        m,
-        lv,
-        first_hand,
-        seed,
-        batch,
-        size,
-        int(batch) * batch_size,
-        tricks=tricks,
-        check=check,
-        trace_item=-2 if trace else -1,
-        bot_stream=bot_stream,
-    )
-    result = {"hands": hands_table(hands, batch, rules, names, m == 1)}
-    if m == 1:
-        result["matches"] = matches_table(matches, batch, rules, names)
-    if tricks:
-        result["tricks"] = tricks_table(trick_rows, codes, batch, rules, names)
-    if trace:
-        n = len(hands)
-        offsets = np.zeros(n + 1, np.int32)
-        np.cumsum([len(t) for t in traces], out=offsets[1:])
-        flat = np.concatenate(traces) if n else np.zeros(0, np.int16)
-        result["traces"] = pa.table(
-            {
-                "hand_id": pa.array(hands["hand_id"]),
-                **run_columns(n, batch, rules, names),
-                "level": dict_col(hands["level"], RANKS),
-                "first_hand": pa.array(
-                    (hands["hand_no"] == 1) if m == 1 else np.full(n, bool(first_hand))
-                ),
-                "events": pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat, pa.int16())),
-            }
-        )
+def _tables(plan: BatchPlan, played: _Played) -> dict[str, pa.Table]:
+    """A played batch as Arrow tables: hands, and matches, tricks, traces as the plan asks."""
+    rules, names, batch = plan.rules, plan.bots, plan.batch
+    matches = plan.mode is Mode.MATCHES
+    result = {"hands": hands_table(played.hands, batch, rules, names, matches)}
+    if matches:
+        result["matches"] = matches_table(played.matches, batch, rules, names)
+    if plan.tricks:
+        result["tricks"] = tricks_table(played.trick_rows, played.codes, batch, rules, names)
+    if plan.trace is Trace.ALL:
+        result["traces"] = _traces_table(plan, played.hands, played.traces)
     return result
+
+
+def _traces_table(plan: BatchPlan, hands: np.ndarray, traces: list[np.ndarray]) -> pa.Table:
+    n = len(hands)
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum([len(t) for t in traces], out=offsets[1:])
+    flat = np.concatenate(traces) if n else np.zeros(0, np.int16)
+    if plan.mode is Mode.MATCHES:
+        first = hands["hand_no"] == 1
+    else:
+        first = np.full(n, bool(plan.first_hand))
+    return pa.table(
+        {
+            "hand_id": pa.array(hands["hand_id"]),
+            **run_columns(n, plan.batch, plan.rules, plan.bots),
+            "level": dict_col(hands["level"], RANKS),
+            "first_hand": pa.array(first),
+            "events": pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat, pa.int16())),
+        }
+    )
 
 
 def simulate_hands(
@@ -437,32 +332,31 @@ def trace_hand(
     """Every event of hand `index` of batch `batch` (in matches mode: hand `hand_no` of match
     `index`), replaying the batch's RNG stream up to it. Returns a dict with the hand's
     settings and ``events`` (a list of dicts); `format_trace` prints it."""
-    rules = as_rules(rules)
-    names = as_bots(bots)
     batch_size = positive("batch_size", batch_size)
     if not 0 <= index < batch_size:
         raise ValueError(f"index must be in 0..{batch_size - 1}, not {index!r}")
-    m = 0 if mode == "hands" else 1
-    out, hands, _, _, _, trace = _run(
+    plan = BatchPlan(
         rules,
-        names,
-        m,
-        core_level(level),
-        first_hand,
+        bots,
         seed,
         batch,
         index + 1,
-        int(batch) * batch_size,
+        batch_size,
+        mode=mode,
+        level=level,
+        first_hand=first_hand,
+        trace=Trace.ONE,
         trace_item=index,
-        trace_hand_no=hand_no if m else 0,
+        trace_hand_no=hand_no,
         bot_stream=bot_stream,
     )
+    played = _run(plan)
+    trace, hands = played.traces, played.hands
     if len(trace) == 0:
         raise ValueError(f"match {index} has no hand {hand_no}")
+    rules, names, m = plan.rules, plan.bots, plan.mode is Mode.MATCHES
     if m:
-        row = hands[
-            (hands["match_id"] == int(batch) * batch_size + index) & (hands["hand_no"] == hand_no)
-        ][0]
+        row = hands[(hands["match_id"] == plan.id_base + index) & (hands["hand_no"] == hand_no)][0]
     else:
         row = hands[index]
     result = {
@@ -473,7 +367,7 @@ def trace_hand(
         "index": index,
         "hand_id": int(row["hand_id"]),
         "level": RANKS[int(row["level"])],
-        "first_hand": bool(first_hand or (m == 1 and hand_no == 1)),
+        "first_hand": bool(first_hand or (m and hand_no == 1)),
         "events": decode_trace(trace),
     }
     return result

@@ -21,7 +21,8 @@ from fastsheng.cards import as_codes, format_cards
 from fastsheng.engine.agents import bot as make_bot
 from fastsheng.engine.agents import describe_failure
 from fastsheng.engine.game import Action, Game
-from fastsheng.engine.registry import BOT_INDEX, bot_spec, is_python_bot
+from fastsheng.engine.plan import BatchPlan, Mode, Trace
+from fastsheng.engine.registry import is_python_bot
 from fastsheng.errors import BotError, IllegalPlay
 from fastsheng.rules import Rules
 
@@ -121,62 +122,37 @@ def _play_one(core, game_view, seats, rules: Rules) -> None:
 
 
 def run_python_batch(
-    rules: Rules,
-    names,
-    seed: int,
-    batch: int,
-    mode: int,
-    level: int,
-    first_hand: bool,
-    size: int,
-    id_base: int,
+    plan: BatchPlan,
     hands: np.ndarray,
     matches: np.ndarray,
     trick_rows: np.ndarray,
     codes: np.ndarray,
-    state: list[int],
-    want_traces: bool,
 ) -> tuple[dict[str, Any], list[np.ndarray]]:
-    """Play one batch into the given arrays; returns the counts (like _game._run) and, when
-    `want_traces`, each hand's trace."""
-    external = 0
-    c_bots = []
-    seats: dict[int, _Seat] = {}
-    for s, name in enumerate(names):
-        if is_python_bot(name):
-            external |= 1 << s
-            c_bots.append(BOT_INDEX["expert-v1"])  # never asked: the seat is external
-            seats[s] = _Seat(name, s, _bot_rng(seed, batch, s))
-        else:
-            c_bots.append(bot_spec(name)[0])
+    """Play the plan's batch (up to its traced item) into the given arrays; returns the counts
+    (like _game._run) and, when the plan keeps traces, each hand's trace."""
+    seats = {
+        s: _Seat(name, s, _bot_rng(plan.seed, plan.batch, s))
+        for s, name in enumerate(plan.bots)
+        if is_python_bot(name)
+    }
     core = _state.BatchCore()
     core.begin_batch(
-        rules.core_fields(),
-        c_bots,
-        external,
-        state,
-        mode,
-        level,
-        id_base,
-        int(first_hand),
+        plan.core_fields(),
+        plan.python_seats,
         hands.view(np.uint8),
         matches.view(np.uint8),
         trick_rows.view(np.uint8),
         codes,
     )
-    for s, name in enumerate(names):
-        _, k, cands = (0, 0, 0) if is_python_bot(name) else bot_spec(name)
-        if k:
-            from fastsheng import _search  # noqa: F401  (registers the search bot)
-
-            core.set_search(s, k, cands)
+    rules = plan.rules
 
     def view(c):
-        return Game._view(c, rules, batch)
+        return Game._view(c, rules, plan.batch)
 
+    want_traces = plan.trace is not Trace.NONE
     traces: list[np.ndarray] = []
-    for i in range(size):
-        if mode == 0:
+    for i in range(plan.played):
+        if plan.mode is Mode.HANDS:
             core.begin_hand(i)
             core.run()
             _play_one(core, view, seats, rules)
