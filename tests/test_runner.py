@@ -350,8 +350,10 @@ def test_a_dask_worker_writing_where_the_client_cannot_see_is_an_error(tmp_path,
     with in-process workers whose writes land in another folder."""
     distributed = pytest.importorskip("dask.distributed")
     elsewhere = dataset.Storage(tmp_path / "worker-disk")
-    real = runner.write_batch
-    monkeypatch.setattr(runner, "write_batch", lambda storage, b, t: real(elsewhere, b, t))
+    from fastsheng.sim import batch as batch_module
+
+    real = batch_module.write_batch
+    monkeypatch.setattr(batch_module, "write_batch", lambda storage, b, t: real(elsewhere, b, t))
     with distributed.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
     ) as cluster:

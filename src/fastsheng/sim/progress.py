@@ -11,12 +11,9 @@ import time
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from fastsheng.sim.faults import died_phrase
+
 __all__ = ["Reporter", "make_reporter", "fmt_count", "fmt_duration"]
-
-
-def died_phrase(reason: str) -> str:
-    """ "was killed by SIGKILL", "exited with code 1", "vanished"."""
-    return f"was {reason}" if reason.startswith("killed") else reason
 
 
 def fmt_count(n: float) -> str:

@@ -1,0 +1,305 @@
+"""A run's identity: :class:`RunSpec` (everything its data depends on), from the CLI's options or
+a run.json, and the checks of a bot line-up every entry point shares."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fastsheng.cards import parse_level
+from fastsheng.engine.registry import resolve_bots
+from fastsheng.sim.limits import check_size, n_batches
+
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "MODES",
+    "PYTHON_BATCH_SIZE",
+    "RunSpec",
+    "check_bots",
+    "check_portable",
+    "check_python_bots",
+    "default_batch_size",
+    "known_bots",
+    "lineup_label",
+    "lineup_names",
+]
+
+MODES = ("hands", "matches")
+#: Default batch size per mode (hands per batch, matches per batch): part of a run's identity,
+#: so it never depends on the machine or the number of workers.
+DEFAULT_BATCH_SIZE = {"hands": 10_000, "matches": 500}
+#: The default when a seat runs Python code (about 700 hands/s against 50,000 for the C bots):
+#: smaller batches, so that a run of 1e4 hands still spreads over every worker. Chosen from the
+#: line-up alone, never from timing, since the batch size is part of the run's identity.
+PYTHON_BATCH_SIZE = {"hands": 1_000, "matches": 50}
+
+
+def default_batch_size(bots: Any, mode: str = "hands") -> int:
+    """The batch size a run of this line-up gets when none is given: DEFAULT_BATCH_SIZE, or
+    PYTHON_BATCH_SIZE when any seat is a Python bot (``module:Class``, ``py-random``, an
+    object)."""
+    from fastsheng.engine.registry import is_python_bot
+
+    python = any(is_python_bot(b) for b in resolve_bots(bots))
+    return (PYTHON_BATCH_SIZE if python else DEFAULT_BATCH_SIZE)[mode]
+
+
+def known_bots() -> tuple[str, ...]:
+    """The bot names a user may give (fastsheng.engine.registry.BOTS)."""
+    from fastsheng.engine.registry import BOTS
+
+    return tuple(BOTS)
+
+
+def check_bots(bots: Any) -> tuple[str, str, str, str]:
+    """The one place a bot line-up is validated (the CLI, RunSpec and compare all call it):
+    one bot, two (the teams: seats 0/2, 1/3) or four, each a known name or a bot object or
+    class, returned as the four versions they play (fastsheng.engine.registry.resolve_bots:
+    ``expert`` -> ``expert-v4``). ValueError naming the bad one."""
+    # the versioned names are what the data depends on (run.json records them)
+    resolved = resolve_bots(bots)
+    check_python_bots(resolved)
+    return resolved
+
+
+def lineup_names(b: Any) -> tuple[str, str, str, str]:
+    """A line-up (1 bot, 2 = team 0, team 1, or 4; names, a comma-separated string, or bot
+    objects) as the four versioned names it plays."""
+    return check_bots(("expert",) if b is None else b)
+
+
+def lineup_label(b: Any) -> str:
+    """``expert`` -> ``expert-v4``; ``expert,basic`` -> ``expert-v4,basic-v1``: the label of a
+    line-up names the versions that played."""
+    names = lineup_names(b)
+    if len(set(names)) == 1:
+        return names[0]
+    if names[0] == names[2] and names[1] == names[3]:
+        return f"{names[0]},{names[1]}"
+    return ",".join(names)
+
+
+def check_python_bots(names: Iterable[str]) -> None:
+    """Import every Python bot (module.path:Class) now, so a typo fails before any work; the
+    current folder is importable (the workers inherit sys.path), as for `python -m`."""
+    from fastsheng.engine.registry import PY_RANDOM, BotRef, is_python_bot
+
+    todo = [n for n in names if is_python_bot(n) and n != PY_RANDOM]
+    if not todo:
+        return
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    from fastsheng.engine.agents import load_bot
+
+    for name in todo:  # (bot objects of one class share a name: check each)
+        name.make() if isinstance(name, BotRef) else load_bot(name)
+
+
+def check_portable(bots: Iterable[str], *, dask: bool = False) -> None:
+    """ValueError in one line when a bot object cannot reach a worker process (it does not
+    pickle, or its class lives in an interactive session, which a spawned worker cannot import;
+    Dask pickles such classes by value): workers=0 plays it in process."""
+    from fastsheng.engine.registry import BotRef
+
+    for name in bots:
+        problem = name.worker_problem(dask=dask) if isinstance(name, BotRef) else None
+        if problem:
+            raise ValueError(
+                f"bot {name} cannot be sent to worker processes: {problem}; run it in this "
+                "process (workers=0, --workers 0) or put it in a module and name it module:Class"
+            )
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything a run's data depends on. ``rules`` is a :class:`fastsheng.rules.Rules`."""
+
+    rules: Any
+    bots: tuple[str, str, str, str]
+    seed: int
+    n: int
+    batch_size: int
+    mode: str = "hands"
+    level: str = "2"
+    tricks: bool = False
+    # how the bots' random stream is seeded: "hand" (each hand its own; fastsheng 0.2 on) or
+    # "batch" (runs made before, whose run.json has no such field): only random bots draw
+    bot_stream: str = "hand"
+
+    def __post_init__(self):
+        if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
+            raise ValueError(f"n must be a positive whole number, not {self.n!r}")
+        if (
+            isinstance(self.batch_size, bool)
+            or not isinstance(self.batch_size, int)
+            or self.batch_size < 1
+        ):
+            raise ValueError(f"batch size must be a positive whole number, not {self.batch_size!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a whole number >= 0, not {self.seed!r}")
+        if self.mode not in MODES:
+            raise ValueError(f"unknown mode {self.mode!r}; expected one of {', '.join(MODES)}")
+        object.__setattr__(self, "level", parse_level(self.level))
+        check_size(self.n, self.batch_size, self.mode)
+        if self.bot_stream not in ("hand", "batch"):
+            raise ValueError(f"bot_stream must be 'hand' or 'batch', not {self.bot_stream!r}")
+        object.__setattr__(self, "bots", check_bots(self.bots))
+
+    @property
+    def n_batches(self) -> int:
+        return n_batches(self.n, self.batch_size)
+
+    def batch_rows(self, batch: int) -> int:
+        """Hands (matches) in batch ``batch``: ``batch_size``, less for a truncated last one."""
+        if not 0 <= batch < self.n_batches:
+            raise IndexError(f"batch {batch} out of range 0..{self.n_batches - 1}")
+        return min(self.batch_size, self.n - batch * self.batch_size)
+
+    @property
+    def tables(self) -> tuple[str, ...]:
+        names = ["hands"]
+        if self.mode == "matches":
+            names.append("matches")
+        if self.tricks:
+            names.append("tricks")
+        return tuple(names)
+
+    @property
+    def rules_name(self) -> str:
+        return getattr(self.rules, "name", "custom")
+
+    def config(self) -> dict[str, Any]:
+        """The manifest's description of the run (everything the data depends on)."""
+        return {
+            "rules_name": self.rules_name,
+            "rules": self.rules.to_dict(),
+            "bots": list(self.bots),
+            "seed": self.seed,
+            "n": self.n,
+            "batch_size": self.batch_size,
+            "n_batches": self.n_batches,
+            "mode": self.mode,
+            "level": self.level,
+            "tricks": self.tricks,
+            "tables": list(self.tables),
+            "bot_stream": self.bot_stream,
+        }
+
+    def disagreements(self, manifest: Mapping[str, Any]) -> list[str]:
+        """``["seed 3 (run.json: 5)", ...]``: where this spec and a manifest differ."""
+        mine = self.config()
+        out = []
+        theirs_all = {"bot_stream": "batch", **manifest}  # runs made before 0.2
+        for key in (
+            "rules_name",
+            "bots",
+            "seed",
+            "n",
+            "batch_size",
+            "mode",
+            "level",
+            "tricks",
+            "bot_stream",
+        ):
+            if theirs_all.get(key) != mine[key]:
+                out.append(f"{key} {_show(mine[key])} (run.json: {_show(theirs_all.get(key))})")
+        if manifest.get("rules") != mine["rules"]:
+            theirs = manifest.get("rules") or {}
+            fields = sorted(
+                k for k in set(theirs) | set(mine["rules"]) if theirs.get(k) != mine["rules"].get(k)
+            )
+            out.append(
+                "rules switches " + ", ".join(fields[:5]) + (" ..." if len(fields) > 5 else "")
+            )
+        return out
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> RunSpec:
+        """The spec a run.json records; ValueError when a field is missing (not a run)."""
+        return cls(**_fields_of_manifest(manifest))
+
+    @classmethod
+    def from_options(
+        cls,
+        *,
+        n: int | None = None,
+        rules: Any = None,
+        bots: Any = None,
+        seed: int | None = None,
+        mode: str | None = None,
+        level: str | None = None,
+        tricks: bool = False,
+        batch_size: int | None = None,
+        base: Mapping[str, Any] | None = None,
+    ) -> RunSpec:
+        """The spec of ``fastsheng sim``'s options: those given (None: not given) over the run
+        ``base`` (a run.json being resumed), over the defaults (standard rules, expert bots,
+        level 2, the line-up's batch size, a seed drawn at random). ValueError naming the
+        option for a mistake."""
+        given: dict[str, Any] = {
+            k: v
+            for k, v in (("n", n), ("bots", bots), ("seed", seed), ("batch_size", batch_size))
+            if v is not None
+        }
+        if rules is not None:
+            from fastsheng.rules import rules_from_spec
+
+            given["rules"] = rules_from_spec(rules) if isinstance(rules, str) else rules
+        if mode is not None:
+            if mode not in MODES:
+                raise ValueError(f"unknown --mode {mode!r}; modes: {', '.join(MODES)}")
+            given["mode"] = mode
+        if level is not None:
+            given["level"] = parse_level(level, "--level")
+        if tricks:
+            given["tricks"] = True
+        kw = {**(_fields_of_manifest(base) if base is not None else {}), **given}
+        if "n" not in kw:
+            raise ValueError("missing -n: how many hands to play, e.g. -n 1e6")
+        kw.setdefault("mode", "hands")
+        if kw["mode"] == "matches" and given.get("level", "2") != "2":
+            raise ValueError(
+                "--level applies to --mode hands (matches start at the rules' start rank)"
+            )
+        if "rules" not in kw:
+            from fastsheng.rules import get_rules
+
+            kw["rules"] = get_rules("standard")
+        kw.setdefault("bots", ("expert",) * 4)
+        if "batch_size" not in kw:  # smaller for Python bots (a rule of the line-up)
+            kw["batch_size"] = default_batch_size(kw["bots"], kw["mode"])
+        if "seed" not in kw:  # drawn, then printed and recorded: the run stays reproducible
+            import secrets
+
+            kw["seed"] = secrets.randbelow(2**32)
+        return cls(**kw)
+
+
+def _fields_of_manifest(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """RunSpec's fields as run.json records them."""
+    from fastsheng.rules import Rules
+
+    try:
+        return {
+            "rules": Rules.from_dict(manifest["rules"]),
+            "bots": tuple(manifest["bots"]),
+            "seed": manifest["seed"],
+            "n": manifest["n"],
+            "batch_size": manifest["batch_size"],
+            "mode": manifest["mode"],
+            "level": manifest["level"],
+            "tricks": manifest["tricks"],
+            # runs made before fastsheng 0.2 drew random bots from one stream per batch
+            "bot_stream": manifest.get("bot_stream", "batch"),
+        }
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"run.json lacks the field {exc}; is it a fastsheng run?") from None
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)
