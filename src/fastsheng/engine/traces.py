@@ -35,96 +35,118 @@ def decode_traces(table: pa.Table) -> list[dict[str, Any]]:
     return out
 
 
-def decode_trace(trace) -> list[dict[str, Any]]:
-    t = [int(x) for x in trace]
-    i = 0
-    events: list[dict[str, Any]] = []
+class _Reader:
+    """The event stream read from the front: plain numbers, or a card list (its length first)."""
 
-    def cards() -> list[int]:
-        nonlocal i
-        n = t[i]
-        out = t[i + 1 : i + 1 + n]
-        i += 1 + n
+    def __init__(self, trace):
+        self.t = [int(x) for x in trace]
+        self.i = 0
+
+    def more(self) -> bool:
+        return self.i < len(self.t)
+
+    def take(self, n: int) -> list[int]:
+        out = self.t[self.i : self.i + n]
+        self.i += n
         return out
 
-    while i < len(t):
-        ev = t[i]
-        i += 1
+    def one(self) -> int:
+        return self.take(1)[0]
+
+    def cards(self) -> list[int]:
+        return self.take(self.one())
+
+
+def _deal(r: _Reader) -> dict[str, Any]:
+    first = r.one()
+    return {"type": "deal", "first_seat": first, "deck": r.take(108)}
+
+
+def _show(kind: str):
+    def read(r: _Reader) -> dict[str, Any]:
+        seat, dealt, action = r.take(3)
+        action = ACTION_NAMES.get(action, str(action))
+        return {"type": kind, "seat": seat, "dealt": dealt, "action": action, "cards": r.cards()}
+
+    return read
+
+
+def _trump(r: _Reader) -> dict[str, Any]:
+    dealer, trump, how, declarer = r.take(4)
+    return {
+        "type": "trump",
+        "dealer": dealer,
+        "trump": None if trump == 4 else SUITS[trump],
+        "set": TRUMP_SET_NAMES[how],
+        "declarer": None if declarer < 0 else declarer,
+    }
+
+
+def _bury(r: _Reader) -> dict[str, Any]:
+    seat = r.one()
+    return {"type": "bury", "seat": seat, "cards": r.cards()}
+
+
+def _trick(r: _Reader) -> dict[str, Any]:
+    leader = r.one()
+    attempted = r.cards()
+    failed = bool(r.one())
+    plays = [r.cards() for _ in range(4)]
+    winner, points = r.take(2)
+    return {
+        "type": "trick",
+        "leader": leader,
+        "attempted": attempted,
+        "failed": failed,
+        "plays": plays,
+        "winner": winner,
+        "points": points,
+    }
+
+
+_RESULT_KEYS = (
+    "trick_points",
+    "kitty_mult",
+    "kitty_bonus",
+    "penalty",
+    "defenders_total",
+    "winner",
+    "levels",
+    "next_dealer",
+)
+
+
+def _result(r: _Reader) -> dict[str, Any]:
+    d = dict(zip(_RESULT_KEYS, r.take(8), strict=True))
+    d["winner"] = SIDE_NAMES[d["winner"]]
+    return {"type": "result", **d}
+
+
+# event code -> its reader (the C loop's layout of each event, docs/bots.md)
+_READERS = {
+    _EV["deal"]: _deal,
+    _EV["show"]: _show("show"),
+    _EV["chaodi"]: _show("chaodi"),
+    _EV["redeal"]: lambda r: {"type": "redeal"},
+    _EV["trump"]: _trump,
+    _EV["bury"]: _bury,
+    _EV["trick"]: _trick,
+    _EV["result"]: _result,
+}
+
+
+def decode_trace(trace) -> list[dict[str, Any]]:
+    """A hand's raw event codes as a list of event dicts (`trace_hand`'s "events")."""
+    r = _Reader(trace)
+    events: list[dict[str, Any]] = []
+    while r.more():
+        ev = r.one()
         if ev == _EV["end"]:
             break
-        if ev == _EV["deal"]:
-            first = t[i]
-            deck = t[i + 1 : i + 109]
-            i += 109
-            events.append({"type": "deal", "first_seat": first, "deck": deck})
-        elif ev in (_EV["show"], _EV["chaodi"]):
-            seat, dealt, action = t[i], t[i + 1], t[i + 2]
-            i += 3
-            events.append(
-                {
-                    "type": "show" if ev == _EV["show"] else "chaodi",
-                    "seat": seat,
-                    "dealt": dealt,
-                    "action": ACTION_NAMES.get(action, str(action)),
-                    "cards": cards(),
-                }
-            )
-        elif ev == _EV["redeal"]:
-            events.append({"type": "redeal"})
-        elif ev == _EV["trump"]:
-            dealer, trump, how, declarer = t[i : i + 4]
-            i += 4
-            events.append(
-                {
-                    "type": "trump",
-                    "dealer": dealer,
-                    "trump": None if trump == 4 else SUITS[trump],
-                    "set": TRUMP_SET_NAMES[how],
-                    "declarer": None if declarer < 0 else declarer,
-                }
-            )
-        elif ev == _EV["bury"]:
-            seat = t[i]
-            i += 1
-            events.append({"type": "bury", "seat": seat, "cards": cards()})
-        elif ev == _EV["trick"]:
-            leader = t[i]
-            i += 1
-            attempted = cards()
-            failed = bool(t[i])
-            i += 1
-            plays = [cards() for _ in range(4)]
-            winner, points = t[i], t[i + 1]
-            i += 2
-            events.append(
-                {
-                    "type": "trick",
-                    "leader": leader,
-                    "attempted": attempted,
-                    "failed": failed,
-                    "plays": plays,
-                    "winner": winner,
-                    "points": points,
-                }
-            )
-        elif ev == _EV["result"]:
-            keys = (
-                "trick_points",
-                "kitty_mult",
-                "kitty_bonus",
-                "penalty",
-                "defenders_total",
-                "winner",
-                "levels",
-                "next_dealer",
-            )
-            vals = t[i : i + 8]
-            i += 8
-            d = dict(zip(keys, vals, strict=True))
-            d["winner"] = SIDE_NAMES[d["winner"]]
-            events.append({"type": "result", **d})
-        else:  # pragma: no cover
-            raise ValueError(f"corrupt trace: event {ev} at {i - 1}")
+        read = _READERS.get(ev)
+        if read is None:  # pragma: no cover
+            raise ValueError(f"corrupt trace: event {ev} at {r.i - 1}")
+        events.append(read(r))
     return events
 
 
