@@ -287,7 +287,6 @@ def _xoshiro(state):
 
 def test_rng_is_xoshiro256starstar_with_lemire():
     from fastsheng import _game
-    from fastsheng.engine.checks import seed_state
 
     state = [int(x) for x in seed_state(12345, 7)]
     ref = _xoshiro(state)
