@@ -104,11 +104,18 @@ cdef struct trick_row_t:
     u8 failed
 
 
+# batch_t.mode and the trace_item values that are no item (fastsheng.engine.plan's Mode, Trace)
+cdef enum:
+    MODE_HANDS = 0
+    MODE_MATCHES = 1
+    TRACE_NONE = -1           # no events kept
+    TRACE_ALL = -2            # every hand's events (>= 0: that item's, play stopping after it)
+
 # The batch: where to write. Arrays are preallocated by fastsheng.engine.hands.
 cdef struct batch_t:
     rules_t r
     int bots[4]
-    int mode                  # 0 hands, 1 matches
+    int mode                  # MODE_HANDS, MODE_MATCHES
     int level                 # 0..12, or -1: random per hand
     int first_hand            # hands mode: play each hand as a match's hand 1
     u64 id_base               # hand_id (or match_id) of item 0
@@ -123,11 +130,11 @@ cdef struct batch_t:
     u8* codes
     long codes_cap
     long ncodes
-    int trace_item            # item whose events go to trace (-1: none, -2: every hand);
+    int trace_item            # item whose events go to trace (TRACE_NONE, TRACE_ALL);
                               # with one item, play stops after it
     int trace_hand_no         # matches mode: hand number inside that match (0: hands mode)
     short* trace
-    u32* trace_at             # trace_item = -2: where each hand row's events start
+    u32* trace_at             # TRACE_ALL: where each hand row's events start
     int trace_cap
     int trace_len
     int overflow              # out: 1 when a buffer was too small (caller grows and reruns)

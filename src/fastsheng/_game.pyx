@@ -871,8 +871,8 @@ cdef void batch_hand_begin(game_t* g, long i) noexcept nogil:
     level = b.level if b.level >= 0 else rng_below(&g.deal_rng, 13)
     dealer = rng_below(&g.deal_rng, 4)
     g.hand_id = b.id_base + <u64>i
-    g.tracing = b.trace_item == -2 or b.trace_item == i
-    if b.trace_item == -2 and b.trace_at != NULL:
+    g.tracing = b.trace_item == TRACE_ALL or b.trace_item == i
+    if b.trace_item == TRACE_ALL and b.trace_at != NULL:
         b.trace_at[b.nhands] = <u32>b.trace_len
     hand_begin(g, level, dealer, b.first_hand, &b.hands[b.nhands])
 
@@ -904,8 +904,8 @@ cdef int match_hand_begin(game_t* g) noexcept nogil:
     g.m_hand_no += 1
     b.nhands += 1
     g.hand_id = g.mrow.match_id * 65536 + <u64>g.m_hand_no
-    g.tracing = b.trace_item == -2 or (b.trace_item == m and b.trace_hand_no == g.m_hand_no)
-    if b.trace_item == -2 and b.trace_at != NULL:
+    g.tracing = b.trace_item == TRACE_ALL or (b.trace_item == m and b.trace_hand_no == g.m_hand_no)
+    if b.trace_item == TRACE_ALL and b.trace_at != NULL:
         b.trace_at[b.nhands - 1] = <u32>b.trace_len
     hand_begin(g, g.m_lv[g.m_dealer & 1] if not g.m_first_hand else b.r.start_rank,
                g.m_dealer, g.m_first_hand, &b.hands[b.nhands - 1])
@@ -1017,7 +1017,7 @@ cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil:
     cdef game_t g
     cdef long i
     cdef long every = 1023   # hands between signal checks (a mask): a check costs ~1 us
-    if b.mode != 0:
+    if b.mode != MODE_HANDS:
         every = 63
     for i in range(4):
         if b.search_k[i] > 0:
@@ -1026,7 +1026,7 @@ cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil:
     for i in range(b.size):
         if (i & every) == every and i and signal_raised():
             return -2
-        if b.mode == 0:
+        if b.mode == MODE_HANDS:
             if b.nhands >= b.hands_cap:
                 b.overflow = 1
                 return -1
@@ -1118,6 +1118,12 @@ def _run(plan, hands, matches, tricks, codes, trace, trace_at):
             "trace_len": b.trace_len, "overflow": b.overflow, "errors": b.errors,
             "t_deal": b.t_deal, "t_kitty": b.t_kitty, "t_tricks": b.t_tricks}
 
+
+# the batch's modes and trace values, for fastsheng.engine.plan
+MODE_HANDS_ = MODE_HANDS
+MODE_MATCHES_ = MODE_MATCHES
+TRACE_NONE_ = TRACE_NONE
+TRACE_ALL_ = TRACE_ALL
 
 # trace event codes and limits, for fastsheng.engine.hands
 EV_END_ = EV_END

@@ -32,7 +32,8 @@ from fastsheng._core cimport (
 from fastsheng._declare cimport decl_reset, decl_trump, show_code_denom, show_code_kind, show_hand
 from fastsheng._game cimport (
     DEC_BURY, DEC_DECLARE, DEC_FOLLOW, DEC_LEAD, DEC_NONE, PH_BURY, PH_CHAODI, PH_CLOSE, PH_DEAL,
-    PH_DONE, PH_FOLLOW, PH_LEAD, PH_PLAYSTART, SET_DECLARED, batch_fill, batch_hand_begin,
+    PH_DONE, PH_FOLLOW, PH_LEAD, PH_PLAYSTART, SET_DECLARED, TRACE_ALL, batch_fill,
+    batch_hand_begin,
     batch_plan_t, batch_t,
     bot_decide, game_run, game_t, hand_row_t, match_begin, match_hand_begin, match_hand_end,
     match_row_t, trick_row_t,
@@ -856,7 +857,7 @@ cdef class BatchCore(GameCore):
             self.g.t.bots[k] = p.bots[k]
             self.bstream.s[k] = p.state[k]
         self.b.check = 1       # a Python bot's action is verified by the core (BotError)
-        self.b.trace_item = -2  # every hand traced into this core's own buffer, restarting at 0
+        self.b.trace_item = TRACE_ALL  # every hand traced into this core's buffer, from 0
         self.b.trace = self.trace
         self.b.trace_cap = TRACE_CAP
         self.g.b = &self.b

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from fastsheng import _game
 from fastsheng.cards import parse_level
 from fastsheng.engine.checks import as_bots, as_rules, core_level, positive, seed_state
 from fastsheng.engine.registry import BOT_INDEX, bot_spec, is_python_bot
@@ -31,7 +32,8 @@ class Mode(Enum):
 
     @property
     def code(self) -> int:
-        return 0 if self is Mode.HANDS else 1
+        """The C loop's batch_t.mode."""
+        return _game.MODE_HANDS_ if self is Mode.HANDS else _game.MODE_MATCHES_
 
 
 class Trace(Enum):
@@ -45,7 +47,7 @@ class Trace(Enum):
 
 
 # the C loop's trace_item for NONE and ALL (a traced item is its index, >= 0)
-_TRACE_CODE = {Trace.NONE: -1, Trace.ALL: -2}
+_TRACE_CODE = {Trace.NONE: _game.TRACE_NONE_, Trace.ALL: _game.TRACE_ALL_}
 # a Python seat's entry in the C bots: never asked, the seat is external
 _PYTHON_SEAT = "expert-v1"
 
