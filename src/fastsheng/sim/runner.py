@@ -18,6 +18,10 @@ Backends:
 * Dask (``scheduler="tcp://host:port"`` or a ``dask.distributed.Client``): one task per batch;
   the Dask workers write their parts to the output location (a shared path or an fsspec URL) and
   return the same small records; the client keeps the manifest.
+
+This module is the orchestration (:func:`run`: prepare or resume the folder, dispatch, save
+run.json, stop cleanly); each concern lives in its own module of ``fastsheng.sim`` (``spec``,
+``batch``, ``summary``, ``faults``, ``local``, ``dask_backend``), re-exported here.
 """
 
 from __future__ import annotations
