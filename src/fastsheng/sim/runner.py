@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from fastsheng.errors import FastshengError
+from fastsheng.errors import FastshengError  # noqa: F401  (runner.FastshengError, as before)
 from fastsheng.sim.batch import (
     BatchFn,
     Todo,
@@ -95,22 +95,21 @@ __all__ = [
     "run",
     "summarize",
     "merge_stats",
+    # the rest of what code outside sim/ imports from here (fastsheng.runner, the CLI, studies)
+    "BatchFn",
+    "call_batch_fn",
+    "check_bots",
+    "check_portable",
+    "check_python_bots",
+    "check_visible",
+    "died_phrase",
+    "finished_run",
+    "known_bots",
+    "lineup_label",
+    "lineup_names",
+    "no_space",
+    "truncate_tables",
 ]
-
-# what other modules import from here, which lives in the modules of each concern
-_REEXPORTED = (
-    BatchFn,
-    FastshengError,
-    call_batch_fn,
-    check_bots,
-    check_python_bots,
-    check_visible,
-    died_phrase,
-    known_bots,
-    lineup_label,
-    lineup_names,
-    truncate_tables,
-)
 
 EventFn = Callable[[str, Mapping[str, Any]], None]
 
