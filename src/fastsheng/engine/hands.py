@@ -4,7 +4,9 @@ The hands are played in C (``fastsheng._game``): one call without the GIL per ba
 preallocated numpy arrays, turned into Arrow tables here. A run is a sequence of batches; batch
 ``b`` of seed ``s`` draws its random numbers from
 ``numpy.random.SeedSequence(s, spawn_key=(b,))``, so its content does not depend on which other
-batches ran, and a truncated batch holds the first hands of the full one.
+batches ran, and a truncated batch holds the first hands of the full one. Each entry point
+below describes its batch once, as a :class:`fastsheng.engine.plan.BatchPlan`, and passes it
+whole to the C loop (or to fastsheng.engine.pybatch when a seat is a Python bot).
 
 * ``play_batch(rules, bots, seed, batch, size, mode="hands"|"matches", ...)`` -> dict of tables
 * ``simulate_hands(rules, bots, seed, n, ...)`` / ``simulate_matches(...)`` -> one table
