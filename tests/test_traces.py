@@ -13,8 +13,9 @@ from collections import Counter
 import pytest
 
 from fastsheng import reference
-from fastsheng.cards import RANKS
+from fastsheng.cards import RANKS, points_of
 from fastsheng.engine.hands import decode_traces, format_trace, play_batch, trace_hand
+from fastsheng.reference import handflow
 from fastsheng.rules import get_rules, list_presets
 
 PRESETS = list_presets()
@@ -27,184 +28,52 @@ MIXES = [
 
 
 def _points(cards) -> int:
-    return sum({3: 5, 8: 10, 11: 10}.get(c % 13, 0) for c in cards if c < 52)
+    return sum(points_of(c) for c in cards)
 
 
-def trump_name(trump):
-    return "NT" if trump is None else trump
-
-
-def fallback_trump(rules, level: str, kitty: list[int]):
-    """Trump of a later hand nobody called (docs/rules.md §10.3), or "?" for random_kitty."""
-    nd = rules.no_declaration
-    suit = lambda c: None if c >= 52 else "SHCD"[c // 13]  # noqa: E731
-    if nd == "kitty1":
-        return suit(kitty[0])
-    if nd == "kitty3":
-        return suit(kitty[2])
-    if nd == "kitty3_skip_jokers":
-        return next((suit(c) for c in kitty[2:] if c < 52), None)
-    if nd == "no_trump":
-        return None
-    if nd == "flip_level":
-        lv = RANKS.index(level)
-        for c in kitty:
-            if c < 52 and c % 13 == lv:
-                return suit(c)
-
-        def pip(c):  # doubled: 10 high, A = 1, J/Q/K a half
-            r = c % 13
-            return 2 * (r + 2) if r <= 8 else (2 if r == 12 else 1)
-
-        tie = {"S": 0, "H": 1, "D": 2, "C": 3}
-        best = min((c for c in kitty if c < 52), key=lambda c: (-pip(c), tie[suit(c)]))
-        return suit(best)
-    return "?"
-
-
-def replay(trace: dict, rules) -> dict:
-    """Replay one trace through the reference; assert every rule. Returns a summary."""
-    level = trace["level"]
-    first_hand = trace["first_hand"]
+def replay(trace: dict, rules, **settings) -> dict:
+    """Replay one trace through the reference hand flow (fastsheng.reference.handflow, which
+    raises at the first show, burial, lead or follow the rules do not allow) and assert that the
+    core decided everything as the reference does. Returns a summary."""
+    hand = handflow.replay(rules, trace, **settings)
     events = trace["events"]
-    deal_at = max(i for i, e in enumerate(events) if e["type"] == "deal")
-    deal = events[deal_at]
-    deck, first = deal["deck"], deal["first_seat"]
-    assert sorted(deck) == sorted(c for c in range(54) for _ in range(2)), "not a double deck"
-    hands = [Counter() for _ in range(4)]
-    for j in range(100):
-        hands[(first + j) % 4][deck[j]] += 1
-    kitty = Counter(deck[100:])
-    kitty_dealt_points = _points(deck[100:])
-    history: list[tuple[int, list[int]]] = []
-    dealer = trump = None
-    trump_set = None
-    ctx = None
-    tricks = []
-    result = None
-    overcalls = 0
-    kitty_trump = None
-    for ev in events[deal_at + 1 :]:
-        kind = ev["type"]
-        if kind == "show":
-            seat, dealt = ev["seat"], ev["dealt"]
-            held = Counter(deck[j] for j in range(dealt) if (first + j) % 4 == seat)
-            assert not Counter(ev["cards"]) - held, "a show of cards not held"
-            assert reference.can_declare(rules, level, history, seat, ev["cards"], first_hand), (
-                f"show not allowed: {ev} after {history}"
-            )
-            if ev["action"] == "overcall":
-                overcalls += 1
-            history.append((seat, ev["cards"]))
-        elif kind == "trump":
-            if trump_set in ("kitty", "none") and ev["set"] == "overcall":
-                pass  # 炒底 over a trump from the kitty: keep kitty_trump for later shows
-            else:
-                kitty_trump = trump_name(ev["trump"]) if ev["set"] in ("kitty", "none") else None
-            if ev["set"] in ("kitty", "none") and trump_set is None:
-                assert not first_hand and not history
-                expected = fallback_trump(rules, level, deck[100:])
-                assert expected == "?" or expected == ev["trump"], (expected, ev)
-                assert (ev["set"] == "none") == (rules.no_declaration == "no_trump")
-            dealer, trump, trump_set = ev["dealer"], ev["trump"], ev["set"]
-            ctx = reference.Context(rules, level=level, trump=trump)
-            if ev["set"] in ("declared", "overcall"):
-                call = reference.standing_call(
-                    rules, level, history, first_hand, kitty_trump=kitty_trump
-                )
-                assert call is not None
-        elif kind == "chaodi":
-            seat = ev["seat"]
-            assert not Counter(ev["cards"]) - hands[seat], "a 炒底 show of cards not held"
-            assert reference.can_declare(
-                rules, level, history, seat, ev["cards"], False, kitty_trump=kitty_trump
-            ), f"炒底 not allowed: {ev}"
-            if ev["action"] == "overcall":
-                overcalls += 1
-            history.append((seat, ev["cards"]))
-        elif kind == "bury":
-            seat = ev["seat"]
-            full = hands[seat] + kitty
-            buried = Counter(ev["cards"])
-            assert sum(buried.values()) == 8
-            assert not buried - full, "buried cards not held"
-            hands[seat] = full - buried
-            kitty = buried
-            assert sum(hands[seat].values()) == 25
-        elif kind == "trick":
-            leader = ev["leader"]
-            plays = ev["plays"]
-            attempted = ev["attempted"]
-            assert not Counter(attempted) - hands[leader], "lead of cards not held"
-            ctx.lead_kind(attempted)  # raises IllegalPlay for two suits
-            others = [sorted(hands[(leader + k) % 4].elements()) for k in (1, 2, 3)]
-            actual = ctx.check_throw(attempted, others)
-            assert sorted(actual) == sorted(plays[0]), (attempted, actual, plays[0])
-            assert ev["failed"] == (len(actual) != len(attempted))
-            hands[leader] -= Counter(plays[0])
-            for k in (1, 2, 3):
-                seat = (leader + k) % 4
-                hand = sorted(hands[seat].elements())
-                assert ctx.is_legal_follow(hand, plays[0], plays[k]), (
-                    f"illegal follow by seat {seat}: {plays[k]} to {plays[0]} from {hand}"
-                )
-                hands[seat] -= Counter(plays[k])
-            barred = ()
-            if (
-                ev["failed"]
-                and rules.partner_no_trump_after_failed_throw
-                and leader % 2 == dealer % 2
-            ):
-                idx = (dealer + 2 - leader) % 4
-                barred = (idx,) if idx else ()
-            w = ctx.trick_winner(plays, barred=barred)
-            assert (leader + w) % 4 == ev["winner"], (plays, w, ev)
-            assert ctx.trick_points(plays) == ev["points"]
-            tricks.append(ev)
-        elif kind == "result":
-            result = ev
-    assert result is not None and tricks
-    assert all(sum(h.values()) == 0 for h in hands), "cards left in a hand"
+    shows = [e for e in events if e["type"] in ("show", "chaodi")]
+    assert [(e["seat"], e["cards"], e["action"], e["type"] == "chaodi") for e in shows] == [
+        (s.seat, list(s.cards), s.action, s.after_burial) for s in hand.shows
+    ]
+    trumps = [e for e in events if e["type"] == "trump"]
+    assert [(e["dealer"], e["trump"], e["set"], e["declarer"]) for e in trumps] == [
+        tuple(t) for t in hand.trumps
+    ]
+    buries = [e for e in events if e["type"] == "bury"]
+    assert sorted(buries[-1]["cards"]) == sorted(hand.kitty.elements())
+    tricks = [e for e in events if e["type"] == "trick"]
+    assert len(tricks) == len(hand.tricks)
+    for ev, t in zip(tricks, hand.tricks, strict=True):
+        assert (ev["leader"], sorted(ev["attempted"]), ev["failed"]) == (
+            t.leader,
+            list(t.attempted),
+            t.failed,
+        ), (ev, t)
+        assert ev["plays"] == [list(p) for p in t.plays], (ev, t)
+        assert (ev["winner"], ev["points"]) == (t.winner, t.points), (ev, t)
+    result = hand.result()
+    (core,) = [e for e in events if e["type"] == "result"]
+    assert {k: v for k, v in core.items() if k != "type"} == {
+        k: getattr(result, k) for k in core if k != "type"
+    }
+    # cards conserved: every card played once, the rest in the kitty
     played = Counter()
-    for t in tricks:
-        for p in t["plays"]:
+    for t in hand.tricks:
+        for p in t.plays:
             played.update(p)
-    assert played + kitty == Counter(c for c in range(54) for _ in range(2)), "cards not conserved"
-    trick_pts_all = sum(t["points"] for t in tricks)
-    assert trick_pts_all + _points(kitty.elements()) == 200
-    # score
-    defenders = 1 - dealer % 2
-    trick_points = sum(t["points"] for t in tricks if t["winner"] % 2 == defenders)
-    assert trick_points == result["trick_points"]
-    last = tricks[-1]
-    mult = ctx.kitty_multiplier(last["plays"][0])
-    assert mult == result["kitty_mult"]
-    bonus = _points(kitty.elements()) * mult if last["winner"] % 2 == defenders else 0
-    assert bonus == result["kitty_bonus"]
-    penalty = 0
-    for t in tricks:
-        if not t["failed"]:
-            continue
-        back = len(t["attempted"]) - len(t["plays"][0])
-        amount = {
-            "per_card": rules.throw_penalty_points * back,
-            "flat": rules.throw_penalty_points,
-        }.get(rules.throw_penalty, 0)
-        penalty += amount if t["leader"] % 2 == dealer % 2 else -amount
-    assert penalty == result["penalty"]
-    total = max(0, trick_points + bonus + penalty)
-    assert total == result["defenders_total"]
-    side, n = reference.hand_levels(rules, total, overcalls)
-    assert (side, n) == (result["winner"], result["levels"])
-    assert result["next_dealer"] == reference.next_dealer(dealer, side)
+    assert played + hand.kitty == Counter(c for c in range(54) for _ in range(2)), "cards lost"
+    assert sum(t.points for t in hand.tricks) + _points(hand.kitty.elements()) == 200
     # deal features: each seat's 25 cards under the final trump (after any 炒底)
-    trumps = [e for e in events[deal_at + 1 :] if e["type"] == "trump"]
-    ctx0 = reference.Context(rules, level=level, trump=trumps[-1]["trump"])
-    buries = [e for e in events[deal_at + 1 :] if e["type"] == "bury"]
-    lv = RANKS.index(level)
+    ctx0 = reference.Context(rules, level=result.level, trump=hand.trump)
+    lv = RANKS.index(result.level)
     features = []
-    for seat in range(4):
-        cards = [deck[j] for j in range(100) if (first + j) % 4 == seat]
+    for cards in hand.dealt_hands:
         units = ctx0.units(cards)
         features.append(
             {
@@ -217,16 +86,18 @@ def replay(trace: dict, rules) -> dict:
                 "level_cards": sum(c < 52 and c % 13 == lv for c in cards),
             }
         )
-    return {
-        "dealer": dealer,
-        "trump": trump,
-        "burier": buries[-1]["seat"],
-        "final_caller": trumps[-1]["declarer"],
-        "kitty_buried": _points(kitty.elements()),
-        "kitty_dealt": kitty_dealt_points,
-        "total": total,
-        "features": features,
-    }
+    return {"result": result, "features": features}
+
+
+def _check_row(summary: dict, row: dict, *, matches: bool = False) -> None:
+    """The reference's outcome is the simulator's row, column by column."""
+    for name, value in summary["result"].columns().items():
+        if matches and name == "levels_climbed":
+            continue  # the match's real climb: checked against reference.handflow.Match
+        assert row[name] == value, (name, value, row)
+    for seat, f in enumerate(summary["features"]):
+        for name, value in f.items():
+            assert row[f"{name}_{seat}"] == value, (name, seat, value, row)
 
 
 def _replay_batch(preset, bots, seed, n, **kw):
@@ -236,17 +107,7 @@ def _replay_batch(preset, bots, seed, n, **kw):
     assert len(traces) == out["hands"].num_rows
     rows = out["hands"].to_pylist()
     for tr, row in zip(traces, rows, strict=True):
-        s = replay(tr, rules)
-        assert s["dealer"] == row["dealer"]
-        assert s["total"] == row["defenders_total"]
-        assert s["kitty_dealt"] == row["kitty_points_dealt"]
-        assert (s["trump"] or "NT") == row["trump"]
-        assert s["burier"] == row["burier"]
-        assert s["final_caller"] == row["final_caller"]
-        assert s["kitty_buried"] == row["kitty_points_buried"]
-        for seat, f in enumerate(s["features"]):
-            for name, value in f.items():
-                assert row[f"{name}_{seat}"] == value, (name, seat, value, row)
+        _check_row(replay(tr, rules), row)
     return out
 
 
@@ -271,22 +132,52 @@ def test_replay_no_call_fallbacks(preset):
     ).hand1_dealer == "random"
 
 
+def _replay_matches(rules, bots, seed, n):
+    """Whole matches: every hand replayed with the level, dealer and hand-1 flag that
+    reference.handflow.Match gives it, and the match's levels, climbs, winner and cap checked."""
+    out = play_batch(rules, bots, seed, 0, n, mode="matches", trace=True, check=True)
+    traces = decode_traces(out["traces"])
+    rows = out["hands"].to_pylist()
+    by_match: dict[int, list] = {}
+    for tr, row in zip(traces, rows, strict=True):
+        assert tr["hand_id"] == row["hand_id"]
+        by_match.setdefault(row["match_id"], []).append((tr, row))
+    finals = {m["match_id"]: m for m in out["matches"].to_pylist()}
+    assert set(by_match) == set(finals)
+    for match_id, hands in by_match.items():
+        match = handflow.Match(rules, hands[0][0]["events"][0]["first_seat"])
+        results = []
+        for tr, row in hands:
+            level, dealer, first = match.next_hand()
+            before = (match.hand_no + 1, RANKS[match.levels[0]], RANKS[match.levels[1]])
+            assert (row["hand_no"], row["level_team0"], row["level_team1"]) == before
+            assert (tr["events"][0]["first_seat"], tr["first_hand"]) == (dealer, first)
+            summary = replay(tr, rules, level=level, first_seat=dealer, first_hand=first)
+            _check_row(summary, row, matches=True)
+            results.append(summary["result"])
+            assert row["levels_climbed"] == match.record(summary["result"])
+        final = finals[match_id]
+        assert (final["hands"], final["winner"], final["capped"], final["first_dealer"]) == (
+            match.hand_no,
+            match.winner,
+            match.capped,
+            results[0].dealer,
+        )
+        assert (final["level_team0"], final["level_team1"]) == tuple(RANKS[x] for x in match.levels)
+    return out
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_replay_matches(preset):
-    rules = get_rules(preset)
-    out = play_batch(
-        rules,
-        ("_chaos", "basic", "random", "expert"),
-        7,
-        0,
-        2,
-        mode="matches",
-        trace=True,
-        check=True,
-    )
-    traces = decode_traces(out["traces"])
-    for tr in traces:
-        replay(tr, rules)
+    _replay_matches(get_rules(preset), ("_chaos", "basic", "random", "expert"), 7, 2)
+
+
+@pytest.mark.parametrize("preset", ["standard", "yingchun", "jifen"])
+def test_replay_capped_matches(preset):
+    """hand_cap ends the matches: the higher level wins, equal levels go by cap_tie."""
+    rules = get_rules(preset).replace(hand_cap=4)
+    out = _replay_matches(rules, ("expert", "basic", "expert", "basic"), 3, 6)
+    assert out["matches"].column("capped").to_pylist() == [True] * 6
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ then a handful of machine instructions.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from numbers import Integral
@@ -23,6 +24,7 @@ __all__ = [
     "RANKS",
     "LEVELS",
     "parse_level",
+    "level_index",
     "SMALL_JOKER",
     "BIG_JOKER",
     "NUM_CODES",
@@ -83,6 +85,21 @@ def rank_index(rank: str) -> int:
         return RANKS.index(text)
     except ValueError:
         raise ValueError(f"unknown rank {rank!r}; expected one of {', '.join(RANKS)}") from None
+
+
+def level_index(level: str | int, what: str = "level") -> int:
+    """0..12 for a rank name ("2".."A", "T" for 10) or a rank index 0..12 (numpy ints too): the
+    one reading of a level or rank wherever the API takes either; ValueError naming ``what``."""
+    if isinstance(level, str):
+        return rank_index(level)
+    if not isinstance(level, bool):
+        try:
+            index = operator.index(level)
+        except TypeError:
+            index = -1
+        if 0 <= index < 13:
+            return index
+    raise ValueError(f"unknown {what} {level!r}; expected 0..12 or one of {', '.join(RANKS)}")
 
 
 #: What a level may be: a rank, or "random" (each hand its own, uniform).

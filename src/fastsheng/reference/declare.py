@@ -39,6 +39,7 @@ __all__ = [
     "Show",
     "parse_show",
     "can_declare",
+    "show_action",
     "standing_call",
     "describe_call",
     "available_shows",
@@ -341,10 +342,26 @@ def can_declare(
     kitty_trump: int | str | None = None,
 ) -> bool:
     """May ``seat`` show ``cards`` now? (docs/rules.md §9; module docstring for the details.)"""
+    action = show_action(rules, level, history, seat, cards, first_hand, kitty_trump=kitty_trump)
+    return action is not None
+
+
+def show_action(
+    rules: object,
+    level: int | str,
+    history: Sequence[tuple[int, str | Iterable[int | str]]],
+    seat: int,
+    cards: str | Iterable[int | str],
+    first_hand: bool = False,
+    *,
+    kitty_trump: int | str | None = None,
+) -> str | None:
+    """What showing ``cards`` now is: "declare", "reinforce" or "overcall" (§9 steps 1–3), or
+    None when it is not allowed (``can_declare`` is False)."""
     st = _replay(rules, level, history, first_hand, kitty_trump)
     seat = _check_seat(seat)
     show = parse_show(rules, level, cards, first_hand)
-    return show is not None and _action(rules, st, seat, show, first_hand) is not None
+    return None if show is None else _action(rules, st, seat, show, first_hand)
 
 
 def standing_call(
