@@ -132,6 +132,35 @@ def test_replay_no_call_fallbacks(preset):
     ).hand1_dealer == "random"
 
 
+class ChaodiBot:
+    """Never calls while the cards are dealt; after each burial shows whatever it may (炒底,
+    rare with the built-in bots); otherwise uniform over the legal actions."""
+
+    def reset(self, seat, rules, rng):
+        self.rng = rng
+
+    def act(self, observation, legal_actions):
+        if observation.phase == "declare":
+            return legal_actions[0]  # pass
+        if observation.phase == "chaodi":
+            return legal_actions[-1]
+        return legal_actions[self.rng.randrange(len(legal_actions))]
+
+
+@pytest.mark.parametrize("preset", ["super", "twenty"])
+@pytest.mark.parametrize("callers", ["_mute", "random"])
+def test_replay_chaodi(preset, callers):
+    """炒底 over a called trump and over a trump from the kitty (super: overcall_after_burial =
+    yes; twenty: if_declared, so never over the kitty's trump)."""
+    bots = (callers, ChaodiBot, callers, ChaodiBot)
+    out = _replay_batch(preset, bots, 3, 40, level="random")
+    chaodi = out["hands"].column("n_chaodi").to_pylist()
+    if preset == "twenty" and callers == "_mute":
+        assert not any(chaodi)
+    else:
+        assert sum(n > 0 for n in chaodi) >= 5
+
+
 def _replay_matches(rules, bots, seed, n):
     """Whole matches: every hand replayed with the level, dealer and hand-1 flag that
     reference.handflow.Match gives it, and the match's levels, climbs, winner and cap checked."""
