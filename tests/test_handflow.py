@@ -11,8 +11,8 @@ import random
 import pytest
 
 from fastsheng.cards import RANKS, full_deck, parse_cards
+from fastsheng.engine.hands import trace_hand
 from fastsheng.errors import IllegalPlay
-from fastsheng.hands import trace_hand
 from fastsheng.reference import handflow
 from fastsheng.reference.handflow import Hand, Match, fallback_trump, random_kitty_dealer
 from fastsheng.rules import get_rules
