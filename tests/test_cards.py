@@ -1,5 +1,6 @@
 """Card codes, notation and bitboards (fastsheng.cards)."""
 
+import numpy as np
 import pytest
 
 from fastsheng import format_cards, parse_cards
@@ -63,3 +64,57 @@ def test_bitboards():
     assert lsb(one) == min(cards)
     with pytest.raises(ValueError, match="appears 3 times"):
         to_bitboard(parse_cards("AS AS AS"))
+
+
+# --- one reading of a level or rank (issue 18): cards.level_index, used by the core and the
+# reference alike
+
+
+LEVEL_FORMS = [("10", 8), ("t", 8), ("T", 8), ("a", 12), (8, 8), (np.int8(8), 8), (np.int64(3), 3)]
+
+
+@pytest.mark.parametrize(("level", "index"), LEVEL_FORMS)
+def test_every_level_form_reads_the_same_in_the_core_and_the_reference(level, index):
+    from fastsheng import Context, can_declare, get_rules, reference
+    from fastsheng.cards import RANKS, level_index
+
+    rules = get_rules("standard")
+    assert level_index(level) == index
+    assert Context(rules, level=level).level == reference.Context(rules, level=level).level
+    assert Context(rules, level=level).level == RANKS[index]
+    # a numpy integer is a rank index, never the rank its digits spell ("3" is index 1)
+    show = [index]  # the level card of spades
+    assert can_declare(rules, level, [], 0, show)
+    assert reference.can_declare(rules, level, [], 0, show)
+
+
+@pytest.mark.parametrize("bad", ["Z", "1", 13, -1, True, 2.0, None])
+def test_a_bad_level_gets_one_message_everywhere(bad):
+    from fastsheng import Context, can_declare, get_rules, reference
+    from fastsheng.cards import level_index
+
+    rules = get_rules("standard")
+    expected = f"unknown level {bad!r}; expected 0..12 or one of 2, 3, 4, 5, 6, 7, 8, 9, 10, J"
+    calls = [
+        lambda: level_index(bad),
+        lambda: Context(rules, level=bad),
+        lambda: reference.Context(rules, level=bad),
+        lambda: can_declare(rules, bad, [], 0, [0]),
+        lambda: reference.can_declare(rules, bad, [], 0, [0]),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError) as err:
+            call()
+        assert str(err.value).startswith(expected)
+
+
+def test_card_points_are_one_table():
+    from fastsheng import Context, get_rules
+    from fastsheng.cards import BB_POINTS, points_of
+    from fastsheng.engine.observation import _POINTS
+
+    ctx = Context(get_rules("standard"), level="2", trump="S")
+    for code in range(54):
+        assert ctx.trick_points([[code]]) == points_of(code)  # the C count
+        assert _POINTS[code] == points_of(code) / 10
+        assert bool(BB_POINTS >> code & 1) == (points_of(code) > 0)

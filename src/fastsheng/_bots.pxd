@@ -6,7 +6,8 @@
 # the kitty only when it buried it. Bots build their plays directly (no enumeration):
 # `build_follow` takes a per-card preference and returns a legal follow.
 
-from fastsheng._bitboard cimport hand_t, popcount, u64, u8
+# points_of is _bitboard's, named here too for the modules that cimport it from the bots
+from fastsheng._bitboard cimport hand_t, points_of, popcount, u64, u8
 from fastsheng._core cimport ctx_t, rules_t, shape_t
 from fastsheng._rng cimport rng_t
 from fastsheng._table cimport table_t, trick_t
@@ -81,8 +82,3 @@ cdef int count_tractors(const ctx_t* c, hand_t h) noexcept nogil
 # Per-hand tables of the bots, once trump is fixed (after every ctx_init).
 cdef void bots_prepare(table_t* t) noexcept nogil
 
-
-cdef inline int points_of(hand_t h) noexcept nogil:
-    """Points of a hand (every 5 is 5, every 10 and K 10), inline in the hot loops."""
-    return 5 * (popcount(h.one & 0x40020010008ULL) + popcount(h.two & 0x40020010008ULL)) + \
-        10 * (popcount(h.one & 0x4802401200900ULL) + popcount(h.two & 0x4802401200900ULL))

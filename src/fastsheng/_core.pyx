@@ -10,18 +10,13 @@ chain simply leave a gap in the keys, so no rule below needs to know about them.
 from libc.string cimport memset
 
 from fastsheng._bitboard cimport (
-    BIG_JOKER, NCODES, SMALL_JOKER, hand_contains, hand_count, hand_empty, hand_equal, hand_mask,
-    hand_minus, hand_t, lsb, msb, popcount, u64, u8,
+    BB_FIVES, BB_TENS, BIG_JOKER, NCODES, SMALL_JOKER, hand_contains, hand_count, hand_empty,
+    hand_equal, hand_mask, hand_minus, hand_t, lsb, msb, points_of, popcount, u64, u8,
 )
 
+from fastsheng.cards import RANKS, level_index
 from fastsheng.errors import IllegalPlay
 
-cdef u64 BB_POINTS5 = 0
-cdef u64 BB_POINTS10 = 0
-cdef int _s
-for _s in range(4):
-    BB_POINTS5 |= (<u64>1) << (_s * 13 + 3)
-    BB_POINTS10 |= ((<u64>1) << (_s * 13 + 8)) | ((<u64>1) << (_s * 13 + 11))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -65,7 +60,7 @@ cdef void ctx_init(ctx_t* c, const rules_t* r, int level, int trump) noexcept no
         c.key_bb[e][k] |= (<u64>1) << code
         if k + 1 > c.nkeys[e]:
             c.nkeys[e] = k + 1
-    c.point_bb = BB_POINTS5 | BB_POINTS10
+    c.point_bb = BB_FIVES | BB_TENS
 
 
 cdef inline int suit_rank(int e) noexcept nogil:
@@ -428,8 +423,7 @@ cdef int trick_winner(const ctx_t* c, const hand_t* plays, int nplays, int barre
 
 
 cdef int hand_points(const ctx_t* c, hand_t h) noexcept nogil:
-    return 5 * (popcount(h.one & BB_POINTS5) + popcount(h.two & BB_POINTS5)) + 10 * (
-        popcount(h.one & BB_POINTS10) + popcount(h.two & BB_POINTS10))
+    return points_of(h)
 
 
 cdef int kitty_mult(const ctx_t* c, const shape_t* s) noexcept nogil:
@@ -467,7 +461,7 @@ cdef int level_change(const rules_t* r, int total, int* levels) noexcept nogil:
 # ---------------------------------------------------------------------------------------------
 # The Python face: Context and friends (validation here, computation above)
 
-RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+RANK_NAMES = RANKS  # the one list of ranks (fastsheng.cards)
 SUIT_NAMES = "SHCD"
 KIND_NAMES = ("single", "pair", "tractor", "throw")
 
@@ -510,12 +504,7 @@ cdef list from_hand(hand_t h):
 
 
 def _rank_index(level):
-    if not isinstance(level, (str, bool)) and hasattr(level, "__index__"):
-        if 0 <= level.__index__() < 13:
-            return level.__index__()
-    elif str(level).upper() in RANK_NAMES:
-        return RANK_NAMES.index(str(level).upper())
-    raise ValueError(f"unknown level {level!r}; expected one of {', '.join(RANK_NAMES)}")
+    return level_index(level)
 
 
 def _trump_index(trump):

@@ -10,7 +10,7 @@ they answer exactly as fastsheng.reference.declare does.
 from fastsheng._bitboard cimport BIG_JOKER, SMALL_JOKER, hand_empty, hand_t, u64
 from fastsheng._core cimport NO_TRUMP, rules_t, to_hand
 
-from fastsheng.cards import RANKS, SUITS, parse_cards, rank_index
+from fastsheng.cards import SUITS, level_index, parse_cards
 
 # Choice indices (docs/rules.md §7) read here; tests/test_declare.py checks them against
 # fastsheng.rules.CHOICES.
@@ -245,11 +245,7 @@ cdef rules_t _rules_struct(object rules) except *:
 
 
 def _level(level):
-    if isinstance(level, int) and not isinstance(level, bool):
-        if 0 <= level < 13:
-            return level
-        raise ValueError(f"unknown level {level!r}; expected 0..12 or one of {', '.join(RANKS)}")
-    return rank_index(str(level))
+    return level_index(level)
 
 
 def _seat(seat):

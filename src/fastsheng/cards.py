@@ -78,25 +78,28 @@ def card(rank: str | int, suit: str | int) -> int:
     return s * 13 + r
 
 
+def _rank_or_none(rank: str) -> int | None:
+    text = _RANK_ALIASES.get(rank.upper(), rank.upper())
+    return RANKS.index(text) if text in RANKS else None
+
+
 def rank_index(rank: str) -> int:
     """0..12 for "2".."A" (also accepts "T" for 10)."""
-    text = _RANK_ALIASES.get(rank.upper(), rank.upper())
-    try:
-        return RANKS.index(text)
-    except ValueError:
-        raise ValueError(f"unknown rank {rank!r}; expected one of {', '.join(RANKS)}") from None
+    index = _rank_or_none(rank)
+    if index is None:
+        raise ValueError(f"unknown rank {rank!r}; expected one of {', '.join(RANKS)}")
+    return index
 
 
 def level_index(level: str | int, what: str = "level") -> int:
     """0..12 for a rank name ("2".."A", "T" for 10) or a rank index 0..12 (numpy ints too): the
     one reading of a level or rank wherever the API takes either; ValueError naming ``what``."""
     if isinstance(level, str):
-        return rank_index(level)
-    if not isinstance(level, bool):
-        try:
-            index = operator.index(level)
-        except TypeError:
-            index = -1
+        index = _rank_or_none(level)
+        if index is not None:
+            return index
+    elif not isinstance(level, bool) and hasattr(level, "__index__"):
+        index = operator.index(level)
         if 0 <= index < 13:
             return index
     raise ValueError(f"unknown {what} {level!r}; expected 0..12 or one of {', '.join(RANKS)}")

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from fastsheng import presets, tables
-from fastsheng.cards import RANKS, SUITS
+from fastsheng.cards import RANKS, SUITS, rank_index
 from fastsheng.errors import RulesError
 from fastsheng.tables import (
     KITTY_MULTIPLIERS,
@@ -221,10 +221,11 @@ FIELD_DOCS: dict[str, str] = {
 
 def _canon_rank(field: str, value: Any) -> str:
     if isinstance(value, str):
-        text = value.strip().upper()
-        text = {"T": "10", "1": "A"}.get(text, text)
-        if text in RANKS:
-            return text
+        text = value.strip()
+        try:  # a rules file may also write an ace as "1"
+            return RANKS[rank_index("A" if text == "1" else text)]
+        except ValueError:
+            pass
     raise RulesError(
         f"{field} = {value!r} is not a rank; expected one of {', '.join(map(repr, RANKS))}"
     )

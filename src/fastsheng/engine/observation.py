@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from fastsheng._state import fill_slots
+from fastsheng.cards import points_of
 
 __all__ = ["Observation", "Show", "TrickRecord", "TENSOR_SHAPE"]
 
@@ -183,9 +184,7 @@ SCALAR_LAYOUT = (
 )
 _PHASES = ("declare", "bury", "chaodi", "play", "done")
 _DECISIONS = ("declare", "bury", "lead", "follow")
-_POINTS = np.zeros(54, np.float32)
-for _c in range(52):
-    _POINTS[_c] = {3: 0.5, 8: 1.0, 11: 1.0}.get(_c % 13, 0.0)
+_POINTS = np.array([points_of(c) / 10 for c in range(54)], np.float32)  # a card's points / 10
 
 
 @lru_cache(maxsize=16)

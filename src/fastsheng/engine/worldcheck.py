@@ -23,7 +23,7 @@ from collections import Counter
 from typing import Any
 
 from fastsheng._core import Context
-from fastsheng.cards import RANKS
+from fastsheng.cards import RANKS, points_of
 
 __all__ = ["impossible"]
 
@@ -149,7 +149,7 @@ def _own_problems(world, ctx, events) -> list[str]:
     if o.phase == "done" and ctx is not None:
         row = world.result()
         for s in range(4):
-            pts = sum({3: 5, 8: 10, 11: 10}.get(c % 13, 0) for c in dealt[s].elements() if c < 52)
+            pts = sum(points_of(c) for c in dealt[s].elements())
             if row[f"points_{s}"] != pts:
                 out.append(f"the result's points_{s} are not those of the world's deal")
     return out

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from fastsheng.cards import BIG_JOKER, RANKS, SMALL_JOKER, SUITS, parse_cards, rank_index
+from fastsheng.cards import BIG_JOKER, SMALL_JOKER, SUITS, level_index, parse_cards
 
 __all__ = [
     "Call",
@@ -85,14 +85,6 @@ def _joker_of(suit: int) -> int:
     return SMALL_JOKER if suit in (0, 2) else BIG_JOKER
 
 
-def _level(level: int | str) -> int:
-    if isinstance(level, int) and not isinstance(level, bool):
-        if 0 <= level < 13:
-            return level
-        raise ValueError(f"unknown level {level!r}; expected 0..12 or one of {', '.join(RANKS)}")
-    return rank_index(str(level))
-
-
 def _codes(cards: str | Iterable[int | str]) -> list[int] | None:
     """Card codes, None when some int is not a card code (ValueError for text that is no card)."""
     if isinstance(cards, str):
@@ -112,7 +104,7 @@ def parse_show(
     rules: object, level: int | str, cards: str | Iterable[int | str], first_hand: bool = False
 ) -> Show | None:
     """The show that ``cards`` make, or None when they make none."""
-    lv = _level(level)
+    lv = level_index(level)
     codes = _codes(cards)
     if codes is None or not codes:
         return None
@@ -137,7 +129,7 @@ def parse_show(
 
 def show_cards(rules: object, level: int | str, show: Show) -> list[int]:
     """The cards a show displays, sorted by code."""
-    lv = _level(level)
+    lv = level_index(level)
     if show.joker:
         code = SMALL_JOKER if show.denom == SJ else BIG_JOKER
         return [code] * (2 if show.kind == "pair" else 1)
@@ -154,7 +146,7 @@ def available_shows(
 
     Order: for S, H, C, D the single then the pair; the SJ pair, the BJ pair; then (hand 1 with
     ``hand1_single_joker``) the single SJ, the single BJ."""
-    lv = _level(level)
+    lv = level_index(level)
     held = list(hand)
     out: list[Show] = []
     for s in range(4):

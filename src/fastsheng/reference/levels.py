@@ -13,7 +13,7 @@ Ranks are indices 0..12 (``"2"`` = 0, ``"A"`` = 12) as in ``fastsheng.cards``.
 
 from __future__ import annotations
 
-from fastsheng.cards import RANKS
+from fastsheng.cards import RANKS, level_index
 from fastsheng.tables import LEVEL_TABLES, check_level_table, level_table_data
 
 __all__ = [
@@ -78,11 +78,7 @@ def hand_levels(rules: object, total: int, overcalls: int = 0) -> tuple[str, int
 
 
 def _rank(rank: int | str) -> int:
-    if isinstance(rank, str):
-        return RANKS.index(rank)
-    if not 0 <= rank < 13:
-        raise ValueError(f"rank index must be 0..12, not {rank!r}")
-    return rank
+    return level_index(rank, "rank")
 
 
 def _mask(rules: object) -> int:

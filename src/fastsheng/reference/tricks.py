@@ -20,7 +20,6 @@ leaving a gap in the keys:
 
 from __future__ import annotations
 
-import operator
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -32,8 +31,8 @@ from fastsheng.cards import (
     RANKS,
     SMALL_JOKER,
     SUITS,
+    level_index,
     points_of,
-    rank_index,
     suit_index,
 )
 from fastsheng.errors import IllegalPlay, RulesError
@@ -124,16 +123,6 @@ def _contains(big: Counter[int], small: Counter[int]) -> bool:
     return all(big[c] >= n for c, n in small.items())
 
 
-def _level_index(level: str | int) -> int:
-    """0..12 for a rank name "2".."A" or a rank index 0..12 (any integer type)."""
-    if isinstance(level, str):
-        return rank_index(level)
-    index = operator.index(level)
-    if isinstance(level, bool) or not 0 <= index < 13:
-        raise ValueError(f"unknown level {level!r}; expected 0..12 or one of {', '.join(RANKS)}")
-    return index
-
-
 def _trump_index(trump: str | None) -> int | None:
     """0..3 for a trump suit, None for no trump (None, "NT" or "")."""
     if trump is None or (isinstance(trump, str) and trump.strip().upper() in ("", "NT", "NONE")):
@@ -216,7 +205,7 @@ class Context:
     def __init__(self, rules: object, level: str | int = "2", trump: str | None = None) -> None:
         _check_rules(rules)
         self.rules = rules
-        self._level = _level_index(level)
+        self._level = level_index(level)
         self._trump = _trump_index(trump)
         self.level = RANKS[self._level]
         self.trump = None if self._trump is None else SUITS[self._trump]
