@@ -1,12 +1,10 @@
 """A hand and a match in plain Python, straight from docs/rules.md §10–§11.
 
-The reference never chooses: every decision of a seat (a show, a burial, a lead, a follow) is
-handed to it. It checks that the decision is allowed at that point of the hand and works out
-everything the rules decide: who holds which card, when each seat may show, the dealer and trump
-when the calls close (with the no-call fallbacks of ``no_declaration``), the kitty and its burial,
-炒底, who leads, every throw check and trick winner, the score with the kitty multiplier and the
-throw penalties, the level outcome and the next dealer. ``Match`` carries the teams' levels and
-the deal from one hand to the next.
+The reference never chooses: each seat's decisions (shows, burials, leads, follows) are handed to
+it. It checks each against the rules at that point of the hand and works out all the rules
+decide: the deal, when a seat may show, dealer and trump when the calls close (the no-call
+fallbacks of ``no_declaration``), the burial, 炒底, who leads, throw checks, trick winners, the
+score (kitty multiplier, throw penalties), the level outcome and the next dealer.
 
 * ``Hand(rules, level, deck, first_seat, first_hand=False)`` takes the decisions in the order of
   a hand: ``show`` (during the deal and the rounds after it), ``close_calls`` (``redeal`` when
@@ -19,8 +17,7 @@ the deal from one hand to the next.
 * ``Match(rules, first_seat)``: ``next_hand()`` gives the next hand's level, dealer and whether
   it is hand 1; ``record(result)`` applies its outcome.
 
-A rule violation raises ``IllegalPlay`` naming the seat and the cards; malformed input
-(a seat out of range, not a double deck) raises ``ValueError``.
+A rule broken raises ``IllegalPlay`` naming the seat and cards; malformed input ``ValueError``.
 
 Readings, where §10–§11 leave the order of events open (each is what the simulator does):
 
