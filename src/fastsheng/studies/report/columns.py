@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fastsheng.cards import RANKS
+
 __all__ = [
     "HAND_COLUMNS",
     "MATCH_COLUMNS",
@@ -88,7 +90,7 @@ MATCH_COLUMNS: dict[str, tuple[str, ...]] = {
     "capped": ("capped",),
 }
 
-RANK_ORDER = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+RANK_ORDER = RANKS  # the ranks low to high (fastsheng.cards)
 LEAD_KIND_ORDER = ("single", "pair", "tractor", "throw")
 _NO_TRUMP = ["NT", "N", "NONE", "NO TRUMP", "NO_TRUMP", "NOTRUMP", ""]
 
