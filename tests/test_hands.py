@@ -230,9 +230,9 @@ def test_match_hand_cap():
 
 @pytest.mark.parametrize("preset", ["standard", "twenty", "tournament", "duiju"])
 def test_match_levels_follow_the_reference(preset):
-    """Level bookkeeping of whole matches against fastsheng.reference (advance, must-play,
-    end rank, next dealer)."""
-    from fastsheng.cards import RANKS
+    """Level bookkeeping of whole matches against fastsheng.reference.handflow.Match (advance,
+    must-play, end rank, next dealer, the climb of each hand)."""
+    from fastsheng.reference.handflow import Match
 
     rules = get_rules(preset)
     out = H.play_batch(rules, ("expert", "basic", "basic", "random"), 12, 0, 6, mode="matches")
@@ -240,29 +240,19 @@ def test_match_levels_follow_the_reference(preset):
     m = out["matches"].to_pandas().set_index("match_id")
     for match_id, hs in h.groupby("match_id"):
         hs = hs.sort_values("hand_no")
-        lv = [RANKS.index(rules.start_rank)] * 2
-        won = [0, 0]
-        winner = None
+        match = Match(rules, int(hs["first_seat"].iloc[0]))
         for _, row in hs.iterrows():
-            assert winner is None, "a hand after the match was won"
-            assert [RANKS.index(row["level_team0"]), RANKS.index(row["level_team1"])] == lv
-            team = row["dealer"] % 2
-            assert RANKS.index(row["level"]) == lv[team]
-            if row["winner"] == "dealer":
-                if reference.match_won(rules, lv[team], "dealer"):
-                    winner = team
-                lv[team], won[team] = reference.advance(
-                    lv[team], row["levels"], rules, won[team], dealer=True
-                )
-            else:
-                other = 1 - team
-                lv[other], won[other] = reference.advance(
-                    lv[other], row["levels"], rules, won[other]
-                )
+            level, first_seat, _ = match.next_hand()  # IllegalPlay once the match is won
+            assert [RANKS.index(row["level_team0"]), RANKS.index(row["level_team1"])] == (
+                match.levels
+            )
+            assert (RANKS.index(row["level"]), row["first_seat"]) == (level, first_seat)
+            assert match.record(row) == row["levels_climbed"]
         final = m.loc[match_id]
-        assert [RANKS.index(final["level_team0"]), RANKS.index(final["level_team1"])] == lv
-        if not final["capped"]:
-            assert final["winner"] == f"team{winner}"
+        assert [RANKS.index(final["level_team0"]), RANKS.index(final["level_team1"])] == (
+            match.levels
+        )
+        assert (final["winner"], final["capped"]) == (match.winner, match.capped)
 
 
 def _xoshiro(state):

@@ -608,7 +608,8 @@ class Match:
         return self.levels[self.dealer % 2], self.dealer, self.hand_no == 0
 
     def record(self, result: HandResult) -> int:
-        """Apply a hand's outcome; returns the levels the winning side actually climbed."""
+        """Apply a hand's outcome (a ``HandResult``, or a hands-table row: its ``dealer``,
+        ``winner``, ``levels`` and ``next_dealer``); returns the levels the winner climbed."""
         self.next_hand()
         r = self.rules
         self.hand_no += 1
