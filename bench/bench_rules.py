@@ -12,6 +12,7 @@ import numpy as np
 
 import fastsheng
 from fastsheng import reference
+from fastsheng.cards import RANKS
 from fastsheng.rules import get_rules
 
 N_POSITIONS = 400
@@ -22,10 +23,9 @@ def _positions(seed: int = 7):
     """Mid-hand positions under `standard`: a lead (single, pair or tractor) and a follower."""
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     rules = get_rules("standard")
-    levels = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
     out = []
     while len(out) < N_POSITIONS:
-        level = levels[int(rng.integers(13))]
+        level = RANKS[int(rng.integers(13))]
         trump = ("S", "H", "C", "D", None)[int(rng.integers(5))]
         ref = reference.Context(rules, level=level, trump=trump)
         deck = np.repeat(np.arange(54), 2)
