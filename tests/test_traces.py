@@ -132,6 +132,14 @@ def test_replay_no_call_fallbacks(preset):
     ).hand1_dealer == "random"
 
 
+@pytest.mark.parametrize("preset", ["standard", "classic", "jokerbid"])
+def test_replay_hand_1_that_nobody_ever_calls(preset):
+    """Dealt again MAX_REDEALS times, then played with the seat dealt first as the dealer and
+    the no-call fallback (the simulator's bound, not a rule)."""
+    out = _replay_batch(preset, ("_mute",) * 4, 5, 3, first_hand=True)
+    assert out["hands"].column("n_redeals").to_pylist() == [handflow.MAX_REDEALS] * 3
+
+
 class ChaodiBot:
     """Never calls while the cards are dealt; after each burial shows whatever it may (炒底,
     rare with the built-in bots); otherwise uniform over the legal actions."""
