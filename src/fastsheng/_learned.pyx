@@ -120,7 +120,7 @@ def load(path, sha256: str):
     decisions; refuses a file whose SHA-256 is not `sha256` (a retrained model is a new
     version, never a silent change). Loading the same file again does nothing."""
     global HIDDEN, B2, MARGIN, WANT, _loaded
-    if _loaded == sha256:
+    if _loaded == (str(path), sha256):
         return
     got = file_sha256(path)
     if got != sha256:
@@ -144,7 +144,7 @@ def load(path, sha256: str):
     WANT = min(int(m["want"]), MAX_CANDS)
     HIDDEN = h
     set_play_decisions(BOT_LEARNED1, <lead_fn>learned_lead, <follow_fn>learned_follow)
-    _loaded = sha256
+    _loaded = (str(path), sha256)
 
 
 def counts(reset=False):
