@@ -126,61 +126,67 @@ class MLP:
 
 
 def policy_gain(dec, gain, pred, margin):
-    """Per decision: the search's gain (labels) of the candidate the model plays with `margin`."""
-    best = np.full(dec.max() + 1, -np.inf)
+    """Per decision: the search's gain (labels) of the candidate the model plays with `margin`
+    (0 where it keeps the base play), and whether it deviates."""
+    nd = dec.max() + 1
+    best = np.full(nd, -np.inf)
     np.maximum.at(best, dec, pred)
-    chosen = (pred == best[dec]) & (pred > margin)
-    # ties: the first such row of each decision
-    first = np.zeros(dec.max() + 1, bool)
-    out = np.zeros(dec.max() + 1)
-    for r in np.flatnonzero(chosen):
-        if not first[dec[r]]:
-            first[dec[r]] = True
-            out[dec[r]] = gain[r]
-    return out, first
+    rows = np.flatnonzero((pred == best[dec]) & (pred > margin))
+    d, first = np.unique(dec[rows], return_index=True)  # ties: the first row
+    out = np.zeros(nd)
+    out[d] = gain[rows[first]]
+    dev = np.zeros(nd, bool)
+    dev[d] = True
+    return out, dev
 
 
-def fit(out: str, model: str, hidden: int, epochs: int, seed: int) -> None:
+def _split(dec, mask):
+    return np.unique(dec[mask], return_inverse=True)[1]
+
+
+def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) -> None:
     from fastsheng import _features
 
     data, x = load(out)
     keep = data["cand"] > 0  # the base play's gain is 0 by definition
-    dec_raw = data["decision"][keep]
-    _, dec = np.unique(dec_raw, return_inverse=True)
+    dec = data["decision"][keep]
     x = x[keep]
     y = np.clip(data["gain"][keep] / LEVEL_UNIT, -3, 3).astype(np.float32)
-    held = (data["hand_id"][keep] % 5) == 0
-    mu = x[~held].mean(axis=0)
-    sd = x[~held].std(axis=0)
+    # by hand: 1 in 5 held out (the figures), 1 in 5 to choose the margin, the rest to train
+    part = data["hand_id"][keep] % 5
+    train, val, held = part >= 2, part == 1, part == 0
+    mu = x[train].mean(axis=0)
+    sd = x[train].std(axis=0)
     sd[sd == 0] = 1
     xs = (x - mu) / sd
     rng = np.random.default_rng(seed)
     net = MLP(x.shape[1], hidden, rng)
-    ndec = len(np.unique(dec))
-    print(f"{len(x)} candidate rows, {ndec} decisions, {held.mean():.0%} rows held out")
-    net.fit(xs[~held], y[~held], epochs, rng)
+    print(
+        f"{len(x)} candidate rows of {len(np.unique(dec))} decisions; "
+        f"{train.mean():.0%} train, {val.mean():.0%} margin, {held.mean():.0%} held out"
+    )
+    net.fit(xs[train], y[train], epochs, rng, lr=lr)
     pred = net.forward(xs)[0]
-    # the margin: the search's own gain per training decision of the plays it makes
-    tr_dec = dec[~held]
-    _, tr_dec = np.unique(tr_dec, return_inverse=True)
     best_m, best_g = 0.0, -np.inf
-    for m in (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5):
-        g, _ = policy_gain(tr_dec, y[~held], pred[~held], m)
-        print(f"margin {m:.2f}: training gain/decision {g.mean():+.4f}")
+    for m in (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0):
+        g, dev = policy_gain(_split(dec, val), y[val], pred[val], m)
+        print(f"margin {m:.2f}: gain/decision {g.mean():+.5f}, deviates {dev.mean():.2%}")
         if g.mean() > best_g:
             best_m, best_g = m, g.mean()
-    ho_dec = dec[held]
-    _, ho_dec = np.unique(ho_dec, return_inverse=True)
-    g, dev = policy_gain(ho_dec, y[held], pred[held], best_m)
-    oracle = np.zeros(ho_dec.max() + 1)
-    np.maximum.at(oracle, ho_dec, y[held])
+    hd = _split(dec, held)
+    g, dev = policy_gain(hd, y[held], pred[held], best_m)
+    oracle = np.zeros(hd.max() + 1)
+    np.maximum.at(oracle, hd, y[held])
     mse = float(((pred[held] - y[held]) ** 2).mean())
     var = float(y[held].var())
-    print(f"held out: mse {mse:.4f} (variance of the labels {var:.4f}, R^2 {1 - mse / var:+.3f})")
+    corr = float(np.corrcoef(pred[held], y[held])[0, 1])
+    print(f"held out: mse {mse:.4f}, label variance {var:.4f}, correlation {corr:+.3f}")
+    agree = (g[dev] > 0).mean() if dev.any() else float("nan")
     print(
-        f"held out, margin {best_m}: search gain per decision {g.mean():+.4f} net levels "
-        f"(oracle {oracle.mean():+.4f}); deviates in {dev.mean():.1%} of decisions, the "
-        f"search agrees in {(g[dev] > 0).mean():.1%} of them"
+        f"held out, margin {best_m}: the search's gain per decision of its plays {g.mean():+.5f}"
+        f" net levels [+-{1.96 * g.std() / np.sqrt(len(g)):.5f}] (the labels' best candidate "
+        f"{oracle.mean():+.4f}, biased up); deviates in {dev.mean():.2%} of decisions, "
+        f"the search agrees the deviation gains in {agree:.1%} of them"
     )
     np.savez(
         model,
@@ -213,11 +219,12 @@ def main(argv=None) -> None:
     f.add_argument("--hidden", type=int, default=32)
     f.add_argument("--epochs", type=int, default=30)
     f.add_argument("--seed", type=int, default=1)
+    f.add_argument("--lr", type=float, default=3e-3)
     args = p.parse_args(argv)
     if args.cmd == "labels":
         labels(args.out, args.hands, args.k, args.seed, args.workers)
     else:
-        fit(args.out, args.model, args.hidden, args.epochs, args.seed)
+        fit(args.out, args.model, args.hidden, args.epochs, args.seed, args.lr)
 
 
 if __name__ == "__main__":
