@@ -7,7 +7,7 @@ Method (docs/bots.md, "learned-v1"):
 1. `labels`: expert-v4 at all four seats plays `--hands` hands (random levels, `standard`); at
    every lead and follow with more than one candidate the search (fastsheng._labels: its own
    candidates and evaluation, k worlds) values every candidate; one Parquet file per batch of
-   50 hands in OUT (the columns of fastsheng.labels.LABEL_COLUMNS, docs/game.md "Labels").
+   50 hands in OUT (the columns of fastsheng.engine.labels.LABEL_COLUMNS, docs/game.md "Labels").
    Batches are independent (a pure function of seed and batch), so a rerun with more hands only
    adds files, and `--workers` processes share them.
 2. `fit`: per non-base candidate, regress the search's gain over the base play (net levels:
@@ -46,7 +46,7 @@ def _label_one(args):
     out, seed, batch, k = args
     import pyarrow.parquet as pq
 
-    from fastsheng.labels import label_batch
+    from fastsheng.engine.labels import label_batch
 
     path = os.path.join(out, f"labels-s{seed}-b{batch:05d}.parquet")
     if os.path.exists(path):
@@ -69,7 +69,7 @@ def labels(out: str, hands: int, k: int, seed: int, workers: int) -> None:
 def load(out: str):
     import pyarrow.parquet as pq
 
-    from fastsheng.labels import FEATURES
+    from fastsheng.engine.labels import FEATURES
 
     files = sorted(glob.glob(os.path.join(out, "labels-*.parquet")))
     if not files:

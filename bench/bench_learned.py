@@ -10,7 +10,7 @@ search's candidates, their features and the MLP at every free lead and follow).
 
 from __future__ import annotations
 
-from fastsheng.hands import profile_batch
+from fastsheng.engine.hands import profile_batch
 
 RATIO = 25
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from fastsheng import _features, _learned
-from fastsheng import bots as B
-from fastsheng.game import Game
-from fastsheng.hands import play_batch, simulate_hands
-from fastsheng.labels import FEATURES, LABEL_COLUMNS, label_batch
+from fastsheng.engine import registry as B
+from fastsheng.engine.game import Game
+from fastsheng.engine.hands import play_batch, simulate_hands
+from fastsheng.engine.labels import FEATURES, LABEL_COLUMNS, label_batch
 
 NAME = "learned-v1"
 

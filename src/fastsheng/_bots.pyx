@@ -1176,7 +1176,7 @@ BOT_TABLE[BOT_EXPERT4] = bot_t(
     plan_t(PLAN_V2 | PLAN_SECURE | PLAN_RISK | PLAN_STAKES, 10, 15, 0))
 # learned-v1: expert-v4's burial and calls; its lead and follow (a model over the search's
 # candidates, fastsheng._learned) replace expert-v4's when fastsheng._learned loads its model,
-# which fastsheng.bots.bot_spec does before any learned-v1 seat plays
+# which fastsheng.engine.registry.bot_spec does before any learned-v1 seat plays
 BOT_TABLE[BOT_LEARNED1] = bot_t(
     lead_expert, follow_expert, bury_cheap, declare_expert,
     plan_t(PLAN_V2 | PLAN_SECURE | PLAN_RISK | PLAN_STAKES | PLAN_LEARNED, 10, 15, 0))

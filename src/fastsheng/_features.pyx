@@ -14,6 +14,10 @@ cdef extern from *:
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__POPCNT__)
     #pragma GCC target("popcnt")
     #endif
+    /* the same floats on every build (no FMA contraction under -march=native) */
+    #if defined(__GNUC__) && !defined(__clang__)
+    #pragma GCC optimize("fp-contract=off")
+    #endif
     """
 
 from fastsheng._bitboard cimport hand_count, hand_mask, hand_minus, hand_t, lsb, popcount, u64

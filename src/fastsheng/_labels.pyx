@@ -31,7 +31,7 @@ from fastsheng._rng cimport rng_t
 from fastsheng._search cimport MAX_CANDS, candidates, evaluate, outcome
 
 
-# Where to write: one entry per candidate row (arrays preallocated by fastsheng.labels).
+# Where to write: one entry per candidate row (arrays preallocated by fastsheng.engine.labels).
 cdef struct labels_t:
     long cap
     long n                    # out: rows written
@@ -121,7 +121,7 @@ cdef int run_labels(batch_t* b, rng_t* rng, int k, int want, int consistent,
 
 def _run_labels(rules_fields, bots, int level, unsigned long long id_base, int size, hands,
                 state, int k, int want, int consistent, cols):
-    """Play one batch and label it (fastsheng.labels owns and sizes the arrays: `hands` the raw
+    """Play one batch and label it (fastsheng.engine.labels owns and sizes the arrays: `hands` the raw
     bytes of the hand rows, `cols` a dict of numpy arrays, `features` of shape (cap, NFEAT))."""
     cdef batch_t b
     cdef rng_t rng

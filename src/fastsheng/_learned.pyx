@@ -8,7 +8,7 @@ MLP that predicts the search's gain of that candidate over expert-v4's play, in 
 plays the best candidate when its predicted gain clears the model's margin, else expert-v4's
 play. Burial and calls are expert-v4's. Inference is plain C without the GIL; the weights are
 arrays of a .npz shipped in the package (fastsheng/models/), checked by SHA-256 when `load`
-copies them in (fastsheng.bots.bot_spec loads them before a learned seat plays).
+copies them in (fastsheng.engine.registry.bot_spec loads them before a learned seat plays).
 
 The learned decisions are called by the game loop on a game's own table (`&g.t`, the first
 member of game_t), as every bot decision is: that is how they reach the trick and the bot
@@ -19,6 +19,11 @@ cdef extern from *:
     """
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__POPCNT__)
     #pragma GCC target("popcnt")
+    #endif
+    /* the same sums on every build (FASTSHENG_NATIVE's -march=native would fuse them into FMAs
+       and could move a near-tie decision): the frozen play must not depend on the CPU */
+    #if defined(__GNUC__) && !defined(__clang__)
+    #pragma GCC optimize("fp-contract=off")
     #endif
     """
 

@@ -16,8 +16,9 @@ import numpy as np
 import pyarrow as pa
 
 from fastsheng import _features, _labels
-from fastsheng.bots import bot_spec, resolve_bots
-from fastsheng.hands import HAND_DTYPE, _level, _rules, _state
+from fastsheng.engine.checks import as_rules, core_level, seed_state
+from fastsheng.engine.registry import bot_spec, resolve_bots
+from fastsheng.engine.schema import HAND_DTYPE
 
 __all__ = ["FEATURES", "LABEL_COLUMNS", "label_batch"]
 
@@ -60,7 +61,7 @@ def label_batch(
     """Label `size` hands of batch `batch` (seed `seed`): C bots only (the search's base is
     each seat's own bot); `k` worlds per decision, `cands` candidates; `consistent`: the worlds
     of fastsheng._worlds (else the frozen search's sampler)."""
-    r = _rules(rules)
+    r = as_rules(rules)
     names = resolve_bots(bots)
     specs = [bot_spec(n) for n in names]
     if any(s[1] for s in specs):
@@ -83,11 +84,11 @@ def label_batch(
         "features": np.zeros((cap, len(FEATURES)), np.float32),
     }
     hands = np.zeros(size, dtype=HAND_DTYPE)
-    state = [int(x) for x in _state(seed, batch)]
+    state = [int(x) for x in seed_state(seed, batch)]
     out = _labels._run_labels(
         r.core_fields(),
         [s[0] for s in specs],
-        _level(level),
+        core_level(level),
         batch * size,
         size,
         hands.view(np.uint8),
