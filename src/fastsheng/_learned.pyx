@@ -33,7 +33,7 @@ import numpy as np
 
 from fastsheng._bitboard cimport hand_empty, hand_t
 from fastsheng._bots cimport (
-    BOT_BASIC, BOT_EXPERT4, BOT_LEARNED1, lead_fn, follow_fn, plan_t, set_play_decisions,
+    BOT_EXPERT4, BOT_LEARNED1, bot_lead, follow_fn, lead_fn, plan_t, set_play_decisions,
 )
 from fastsheng._features cimport NFEAT, cand_features
 from fastsheng._game cimport game_t
@@ -100,8 +100,17 @@ cdef hand_t choose(game_t* g, int seat) noexcept nogil:
 
 
 cdef hand_t learned_lead(table_t* t, int seat, const plan_t* p) noexcept nogil:
-    t.lead_risk = 0.0
-    return choose(<game_t*>t, seat)
+    cdef hand_t play = choose(<game_t*>t, seat), base
+    cdef int saved = t.bots[seat]
+    # the throw_risk column: expert-v4's own failure estimate when its lead is the one played
+    # (its lead draws nothing from the bot stream, so asking it again changes no play); the
+    # other candidates are plain leads that cannot fail
+    t.bots[seat] = BASE
+    base = bot_lead(t, seat)
+    t.bots[seat] = saved
+    if not (base.one == play.one and base.two == play.two):
+        t.lead_risk = 0.0
+    return play
 
 
 cdef hand_t learned_follow(table_t* t, int seat, const trick_t* tr, const plan_t* p) noexcept nogil:
