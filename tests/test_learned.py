@@ -125,3 +125,19 @@ def test_it_beats_expert_v4_on_paired_deals():
 
     r = fs.evaluate(NAME, 20_000, opponent="expert-v4", level="random", seed=99)
     assert r["net_lo"] > 0.05, r
+
+
+def test_labelled_hands_are_the_lineups_own():
+    """The labels play the base line-up's plays (expert-v4 draws nothing from the bot stream,
+    so the hands are exactly its self-play on the same seed and batch): each row's
+    hand_outcome is that hand's score for the seat's team."""
+    d = label_batch("standard", "expert-v4", 9, 2, 3, k=2, cands=3).to_pandas()
+    h = play_batch("standard", "expert-v4", 9, 2, 3, level="random")["hands"].to_pandas()
+    h = h.set_index("hand_id")
+    for row in d.drop_duplicates(["hand_id", "seat"]).itertuples():
+        hand = h.loc[row.hand_id]
+        dteam, team = hand.dealer % 2, row.seat % 2
+        won = dteam if hand.winner == "dealer" else 1 - dteam
+        levels = int(hand.levels) if won == team else -int(hand.levels)
+        points = int(hand.defenders_total) * (1 if team != dteam else -1)
+        assert row.hand_outcome == 40 * levels + points, row
