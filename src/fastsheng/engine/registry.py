@@ -57,7 +57,7 @@ BOT_INDEX = {
 LEARNED_MODELS = {
     "learned-v1": (
         "learned-v1.npz",
-        "9041f3149792fbdea539b6cff4508bb8cc8594c7056341c92d7e71c18436adf2",
+        "d78c7ed1583dffb7da6e72b349b69c12e3bb42c834acabdc24dcd2d1578ddc6e",
     ),
 }
 
