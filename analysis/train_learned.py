@@ -21,7 +21,8 @@ Method (docs/bots.md, "learned-v1"):
 
 Run:
     python analysis/train_learned.py labels OUT [--hands 20000] [--k 16] [--seed 2026] [--workers 2]
-    python analysis/train_learned.py fit OUT MODEL [--hidden 32] [--epochs 30] [--seed 1]
+    python analysis/train_learned.py fit OUT MODEL [--hidden 32] [--epochs 12] [--seed 1]
+    python analysis/train_learned.py score OUT MODEL   (held-out figures at the model's margin)
 The published learned-v1 was trained with `--hands 14000 --k 16` on labels of seed 2026
 (docs/bots.md gives the session's settings); about 2 hours on 2 cores reach 60,000 hands.
 """
@@ -77,6 +78,11 @@ def load(out: str):
     t = [pq.read_table(f) for f in files]
     cols = ["decision", "hand_id", "cand", "gain", "trick"] + [f"f_{n}" for n in FEATURES]
     data = {c: np.concatenate([x.column(c).to_numpy() for x in t]) for c in cols}
+    # one batch per file, decisions numbered within it: unique across seeds and files
+    sizes = [x.num_rows for x in t]
+    data["decision"] = np.repeat(np.arange(len(t), dtype=np.int64), sizes) * 10**7 + (
+        data["decision"] % 10**7
+    )
     x = np.stack([data[f"f_{n}"] for n in FEATURES], axis=1).astype(np.float32)
     return data, x
 
@@ -144,16 +150,47 @@ def _split(dec, mask):
     return np.unique(dec[mask], return_inverse=True)[1]
 
 
+def heldout_report(dec, y, pred, held, best_m) -> None:
+    """The held-out figures of docs/bots.md: fit, deviations and the search's gain of them."""
+    hd = _split(dec, held)
+    g, dev = policy_gain(hd, y[held], pred[held], best_m)
+    oracle = np.zeros(hd.max() + 1)
+    np.maximum.at(oracle, hd, y[held])
+    mse = float(((pred[held] - y[held]) ** 2).mean())
+    var = float(y[held].var())
+    corr = float(np.corrcoef(pred[held], y[held])[0, 1])
+    print(f"held out: mse {mse:.4f}, label variance {var:.4f}, correlation {corr:+.3f}")
+    agree = (g[dev] > 0).mean() if dev.any() else float("nan")
+    print(
+        f"held out, margin {best_m}: the search's gain per decision of its plays {g.mean():+.5f}"
+        f" net levels [+-{1.96 * g.std() / np.sqrt(len(g)):.5f}] (the labels' best candidate "
+        f"{oracle.mean():+.4f}, biased up); deviates in {dev.mean():.2%} of decisions, "
+        f"the search agrees the deviation gains in {agree:.1%} of them"
+    )
+
+
+def _rows(out: str):
+    """Non-base candidate rows: decision, features, labelled gain (net levels), hand % 5."""
+    data, x = load(out)
+    keep = data["cand"] > 0  # the base play's gain is 0 by definition
+    y = np.clip(data["gain"][keep] / LEVEL_UNIT, -3, 3).astype(np.float32)
+    return data["decision"][keep], x[keep], y, data["hand_id"][keep] % 5
+
+
+def score(out: str, model: str) -> None:
+    """The held-out figures of a model file at its own margin."""
+    dec, x, y, part = _rows(out)
+    z = np.load(model)
+    h = np.maximum(((x - z["mu"]) / z["sd"]) @ z["w1"].T + z["b1"], 0)
+    pred = h @ z["w2"] + z["b2"]
+    heldout_report(dec, y, pred, part == 0, float(z["margin"]))
+
+
 def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) -> None:
     from fastsheng import _features
 
-    data, x = load(out)
-    keep = data["cand"] > 0  # the base play's gain is 0 by definition
-    dec = data["decision"][keep]
-    x = x[keep]
-    y = np.clip(data["gain"][keep] / LEVEL_UNIT, -3, 3).astype(np.float32)
+    dec, x, y, part = _rows(out)
     # by hand: 1 in 5 held out (the figures), 1 in 5 to choose the margin, the rest to train
-    part = data["hand_id"][keep] % 5
     train, val, held = part >= 2, part == 1, part == 0
     mu = x[train].mean(axis=0)
     sd = x[train].std(axis=0)
@@ -173,21 +210,7 @@ def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) ->
         print(f"margin {m:.2f}: gain/decision {g.mean():+.5f}, deviates {dev.mean():.2%}")
         if g.mean() > best_g:
             best_m, best_g = m, g.mean()
-    hd = _split(dec, held)
-    g, dev = policy_gain(hd, y[held], pred[held], best_m)
-    oracle = np.zeros(hd.max() + 1)
-    np.maximum.at(oracle, hd, y[held])
-    mse = float(((pred[held] - y[held]) ** 2).mean())
-    var = float(y[held].var())
-    corr = float(np.corrcoef(pred[held], y[held])[0, 1])
-    print(f"held out: mse {mse:.4f}, label variance {var:.4f}, correlation {corr:+.3f}")
-    agree = (g[dev] > 0).mean() if dev.any() else float("nan")
-    print(
-        f"held out, margin {best_m}: the search's gain per decision of its plays {g.mean():+.5f}"
-        f" net levels [+-{1.96 * g.std() / np.sqrt(len(g)):.5f}] (the labels' best candidate "
-        f"{oracle.mean():+.4f}, biased up); deviates in {dev.mean():.2%} of decisions, "
-        f"the search agrees the deviation gains in {agree:.1%} of them"
-    )
+    heldout_report(dec, y, pred, held, best_m)
     np.savez(
         model,
         mu=mu.astype(np.float32),
@@ -217,12 +240,17 @@ def main(argv=None) -> None:
     f.add_argument("out")
     f.add_argument("model")
     f.add_argument("--hidden", type=int, default=32)
-    f.add_argument("--epochs", type=int, default=30)
+    f.add_argument("--epochs", type=int, default=12)
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--lr", type=float, default=3e-3)
+    c = sub.add_parser("score")
+    c.add_argument("out")
+    c.add_argument("model")
     args = p.parse_args(argv)
     if args.cmd == "labels":
         labels(args.out, args.hands, args.k, args.seed, args.workers)
+    elif args.cmd == "score":
+        score(args.out, args.model)
     else:
         fit(args.out, args.model, args.hidden, args.epochs, args.seed, args.lr)
 

@@ -26,7 +26,7 @@ FEATURES = tuple(_features.FEATURE_NAMES)
 
 # every column, its type and meaning (docs/game.md, "Labels")
 LABEL_COLUMNS = {
-    "decision": ("int64", "decision number, unique in the table (batch * 10**7 + index)"),
+    "decision": ("int64", "decision number, unique in a seed's labels (batch * 10**7 + index)"),
     "hand_id": ("uint64", "the hand, numbered as in the hands table"),
     "seat": ("uint8", "the deciding seat"),
     "trick": ("uint8", "tricks finished before this decision (0..24)"),
