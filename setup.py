@@ -8,7 +8,10 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 # Modules of the core, one concept each (see docs/design.md).
-CORE_MODULES = ["_core", "_declare", "_bots", "_game", "_worlds", "_state", "_search"]
+CORE_MODULES = [
+    "_core", "_declare", "_bots", "_game", "_worlds", "_state", "_search", "_features",
+    "_labels", "_learned",
+]
 
 extra = ["-O3"]
 if platform.machine().lower() in ("x86_64", "amd64"):

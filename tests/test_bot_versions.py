@@ -1,4 +1,4 @@
-"""Frozen bots: `basic-v1` and `expert-v1..v4` play exactly as the day they were frozen.
+"""Frozen bots: `basic-v1`, `expert-v1..v4`, `learned-v1` play exactly as the day they were frozen.
 
 A published dataset names its bots by version (run.json and the `bots` column record the resolved
 name), so its hands must stay reproducible forever. The digests below were computed from the code
@@ -151,6 +151,33 @@ FROZEN = {
         "jifen": "87010459c089bec2fee6f29198c006464a4a45198648dc1b328b56c2f8448000",
         "duiju": "967cb5b85e5d802bc4c3e5e5e1e08cbb5fcbc1e585a3b636c8d4225767afcf45",
     },
+    # learned-v1: the model fastsheng/models/learned-v1.npz of its day (by its hash)
+    "learned-v1": {
+        "standard": "1e96693e81a40f46f346e53368d7e064c7c09766d4e110be559d6e30742fbe19",
+        "super": "337db38fb232c8eed74a6cdcad8af8ac2e1c4857548f24aa5072db6311cc0012",
+        "classic": "5e6ed1266d2957ad44236044d4a6758bf17d8d43cdd8fdc0bdeb06401477c0bf",
+        "twenty": "3d16df6a1d5ddba813b7c7281d74250fb5fde087d301f96c86aaabc0f31fde43",
+        "renda": "a51c1edd2f785ebb44d7904231a132bceab30c8a6e5f59494faf6cc60e3b0b83",
+        "tournament": "7fa5bf6c1e4c5d5cec0f38b78adc57a460a8f0e9fee5d9f8bc9c5c60e563da98",
+        "jokerbid": "688cb3d71b63ac2e7f7183fa36df4628f97d70d2a4faf01620ea7045317e813f",
+        "huayun": "458d0fd0809c4b6305fff712502f4220d396be0955d49e9a2a523045bbb5f784",
+        "yingchun": "03d926177b1f0a9d244170348762407ee63fe5d4e017c12fa4c301977931ba59",
+        "jifen": "8a613f6fcf77f59f2d4869d722e8ed4b9773195f69d33a79619f19ffe2798dde",
+        "duiju": "d22a3ba20b913ba9e2a52eddfa85ef4ef537ff847a067decc07ad8c91252c854",
+    },
+    "learned-v1,expert-v4": {
+        "standard": "62f9351cbe8dfed7e2bf786a3a2617a03603e6bc1114e1350788384222c1ef81",
+        "super": "1a34374771fb74065de913facfc2dcae13ef493a7b184fe070a7628fa3fe832e",
+        "classic": "6d17df2be6a86ba3d745e87c3e1cc75f37f42217eb5fb8d80f590612ae62ee10",
+        "twenty": "83d2d5c21c9296b45cc1e60c97c1aa36aa24a7cb3afd488ec4c1ff53c0937563",
+        "renda": "a75b11999e0f2fd596f6998ad55d76485f76248ea1f022b43473fec71dd4567e",
+        "tournament": "fb86b06660b8e569c1bb550625ebfaed91a588fc2ca2367732c204be23a75877",
+        "jokerbid": "7f9bc1e012fddab36418f71af69e463386f11fbddbead5f9d340ed0ef3248add",
+        "huayun": "0c593f44ad1c1069bcea46321e2e8987b82e06bc75ff0308edc1922bc2201acd",
+        "yingchun": "420b1c9a26adbaa3e43d01bbdd1f79a464d2f9a43327dfa2fa92642cf020cf0b",
+        "jifen": "cf409276cc04dc9adb4530bd62a16a6c9049e5c8761dafcebd4733161c994bc5",
+        "duiju": "ee0909668c2a0726f60608447e57e94b4be8a757c37d0a6729370dfb9ed750cf",
+    },
 }
 
 
@@ -164,6 +191,8 @@ LINEUPS = {
     "expert-v3,expert-v2": ("expert-v3", "expert-v2", "expert-v3", "expert-v2"),
     "expert-v4": "expert-v4",
     "expert-v4,expert-v3": ("expert-v4", "expert-v3", "expert-v4", "expert-v3"),
+    "learned-v1": "learned-v1",
+    "learned-v1,expert-v4": ("learned-v1", "expert-v4", "learned-v1", "expert-v4"),
 }
 
 

@@ -21,7 +21,8 @@ cdef enum:
     BOT_EXPERT2 = 5      # expert-v2 (frozen)
     BOT_EXPERT3 = 6      # expert-v3 (frozen)
     BOT_EXPERT4 = 7      # expert-v4 (frozen; the expert of today)
-    NBOTS = 8
+    BOT_LEARNED1 = 8     # learned-v1 (frozen): its lead and follow set by fastsheng._learned
+    NBOTS = 9
 
 
 # Decisions, by the table of bots (_bots.pyx): each bot is a row of four decision functions and
@@ -50,6 +51,7 @@ cdef enum:
     PLAN_SECURE = 128        # v3: secure the trick, contest every trick in suit
     PLAN_RISK = 256          # v4: calculated-risk throws
     PLAN_STAKES = 512        # v4: the level table's lines raise the stakes of a trick
+    PLAN_LEARNED = 1024      # learned-v1: a model picks among the search's candidates
 
 cdef struct plan_t:
     int flags                # PLAN_* bits
@@ -71,6 +73,11 @@ cdef struct bot_t:
     bury_fn bury
     declare_fn declare
     plan_t plan
+
+
+# A decision set from outside this module (fastsheng._learned, once its model is loaded): the
+# learned rows start as their base bot's decisions and get their own lead and follow here.
+cdef void set_play_decisions(int bot, lead_fn lead, follow_fn follow) noexcept nogil
 
 
 # A legal follow from `hand` to a lead of shape `s`, preferring cards of lower pri[code].

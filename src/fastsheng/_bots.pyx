@@ -1174,6 +1174,17 @@ BOT_TABLE[BOT_EXPERT3] = bot_t(
 BOT_TABLE[BOT_EXPERT4] = bot_t(
     lead_expert, follow_expert, bury_cheap, declare_expert,
     plan_t(PLAN_V2 | PLAN_SECURE | PLAN_RISK | PLAN_STAKES, 10, 15, 0))
+# learned-v1: expert-v4's burial and calls; its lead and follow (a model over the search's
+# candidates, fastsheng._learned) replace expert-v4's when fastsheng._learned loads its model,
+# which fastsheng.engine.registry.bot_spec does before any learned-v1 seat plays
+BOT_TABLE[BOT_LEARNED1] = bot_t(
+    lead_expert, follow_expert, bury_cheap, declare_expert,
+    plan_t(PLAN_V2 | PLAN_SECURE | PLAN_RISK | PLAN_STAKES | PLAN_LEARNED, 10, 15, 0))
+
+
+cdef void set_play_decisions(int bot, lead_fn lead, follow_fn follow) noexcept nogil:
+    BOT_TABLE[bot].lead = lead
+    BOT_TABLE[bot].follow = follow
 
 
 def table_rows():

@@ -43,7 +43,6 @@ from fastsheng._state cimport enum_follows, sample_world_tries
 from fastsheng._worlds cimport world_from_game
 
 cdef enum:
-    MAX_CANDS = 32           # the most candidates a decision compares (bots.py checks cands)
     WORLD_TRIES = 64         # rejection tries per world before the constrained fallback
     MAX_POOL = 256           # plays considered before the random pick down to the candidates
     # levels first: a level is worth the 40 points of a level band of the standard table, and
@@ -196,16 +195,52 @@ cdef long long outcome(const game_t* play, const hand_row_t* row, int seat) noex
     return lv * LEVEL_WEIGHT + pts
 
 
-cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
-    """The searching seat's lead or follow (the game stopped in run_lead / run_follow)."""
-    cdef hand_t cands[MAX_CANDS]
-    cdef double sum_d[MAX_CANDS]
-    cdef double sum_d2[MAX_CANDS]
+cdef void evaluate(game_t* g, int seat, const hand_t* cands, int n, int k, int consistent,
+                   double* sum_x, double* sum_d, double* sum_d2) noexcept nogil:
+    """k worlds, every candidate played out in each (the same world and bot stream for all);
+    the sums per candidate of its score, and of its gain over cands[0] and its square."""
     cdef long long base_x, x
     cdef game_t world, play
     cdef batch_t pb
     cdef hand_row_t prow
-    cdef int k = g.b.search_k[seat], want = g.b.search_cands[seat], n, w, i, best = 0
+    cdef int w, i
+    memcpy(&pb, g.b, sizeof(batch_t))
+    pb.tricks = NULL
+    pb.trace = NULL
+    pb.trace_cap = 0
+    pb.profile = 0
+    pb.errors = 0
+    for i in range(4):
+        pb.search_k[i] = 0
+    for i in range(n):
+        sum_x[i] = 0
+        sum_d[i] = 0
+        sum_d2[i] = 0
+    for w in range(k):
+        if consistent:
+            world_from_game(g, &world, seat, g.t.rng, WORLD_TRIES)
+        else:
+            sample_world_tries(g, &world, seat, g.t.rng, WORLD_TRIES)
+        playout(&world, &play, &pb, &prow, seat, cands[0])
+        base_x = outcome(&play, &prow, seat)
+        sum_x[0] += base_x
+        for i in range(1, n):
+            playout(&world, &play, &pb, &prow, seat, cands[i])
+            x = outcome(&play, &prow, seat)
+            sum_x[i] += x
+            x -= base_x
+            sum_d[i] += x
+            sum_d2[i] += <double>x * x
+    g.b.errors += pb.errors
+
+
+cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
+    """The searching seat's lead or follow (the game stopped in run_lead / run_follow)."""
+    cdef hand_t cands[MAX_CANDS]
+    cdef double sum_x[MAX_CANDS]
+    cdef double sum_d[MAX_CANDS]
+    cdef double sum_d2[MAX_CANDS]
+    cdef int k = g.b.search_k[seat], want = g.b.search_cands[seat], n, i, best = 0
     cdef double mean, var, best_mean = 0.0
     if want > MAX_CANDS:
         want = MAX_CANDS
@@ -216,27 +251,7 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
         return hand_empty()     # no play at all: the game loop reports and repairs it
     if n == 1 or k < 2:
         return cands[0]         # k = 1: no standard error to clear, the base play stands
-    memcpy(&pb, g.b, sizeof(batch_t))
-    pb.tricks = NULL
-    pb.trace = NULL
-    pb.trace_cap = 0
-    pb.profile = 0
-    pb.errors = 0
-    for i in range(4):
-        pb.search_k[i] = 0
-    for i in range(n):
-        sum_d[i] = 0
-        sum_d2[i] = 0
-    for w in range(k):
-        sample_world_tries(g, &world, seat, g.t.rng, WORLD_TRIES)
-        playout(&world, &play, &pb, &prow, seat, cands[0])
-        base_x = outcome(&play, &prow, seat)
-        for i in range(1, n):
-            playout(&world, &play, &pb, &prow, seat, cands[i])
-            x = outcome(&play, &prow, seat) - base_x
-            sum_d[i] += x
-            sum_d2[i] += <double>x * x
-    g.b.errors += pb.errors
+    evaluate(g, seat, cands, n, k, 0, sum_x, sum_d, sum_d2)
     # the best candidate among those better than the base play by Z standard errors
     for i in range(1, n):
         mean = sum_d[i] / k

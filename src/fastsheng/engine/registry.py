@@ -49,6 +49,16 @@ BOT_INDEX = {
     "expert-v2": 5,
     "expert-v3": 6,
     "expert-v4": 7,
+    "learned-v1": 8,
+}
+
+# the learned bots (fastsheng._learned): name -> its model in fastsheng/models/ and the file's
+# SHA-256, checked when bot_spec loads it; retraining makes a new version, never a new file here
+LEARNED_MODELS = {
+    "learned-v1": (
+        "learned-v1.npz",
+        "d78c7ed1583dffb7da6e72b349b69c12e3bb42c834acabdc24dcd2d1578ddc6e",
+    ),
 }
 
 # the search bot: parameters with their defaults and bounds (cands <= _search.MAX_CANDS)
@@ -233,7 +243,19 @@ def bot_spec(resolved: str) -> tuple[int, int, int]:
         fields = dict(p.split("=", 1) for p in resolved[len(fam) + 1 :].split(","))
         cands = int(fields["cands"]) | SEARCH_VERSIONS[fam] << _SEARCH_SHIFT
         return BOT_INDEX[fields["base"]], int(fields["k"]), cands
+    if resolved in LEARNED_MODELS:
+        _load_learned(resolved)
     return BOT_INDEX[resolved], 0, 0
+
+
+def _load_learned(name: str) -> None:
+    """Load a learned bot's model into the C core (once per process; its hash checked)."""
+    from importlib.resources import files
+
+    from fastsheng import _learned
+
+    file, sha256 = LEARNED_MODELS[name]
+    _learned.load(str(files("fastsheng") / "models" / file), sha256)
 
 
 def is_builtin(name: str) -> bool:

@@ -1,0 +1,21 @@
+# What other C modules use of fastsheng._search: the search's candidates and its evaluation of
+# them (fastsheng._labels records it as training labels, fastsheng._learned plays from the same
+# candidates).
+
+from fastsheng._bitboard cimport hand_t
+from fastsheng._game cimport game_t, hand_row_t
+
+cdef enum:
+    MAX_CANDS = 32           # the most candidates a decision compares (bots.py checks cands)
+
+# The base bot's own play first (t.bots[seat]), basic-v1's second, then distinct legal plays
+# drawn at random (bot stream) from the pool; at most `want`, returns how many.
+cdef int candidates(game_t* g, int seat, hand_t* out, int want) noexcept nogil
+# The search's evaluation: k worlds (consistent: fastsheng._worlds, else the frozen sampler),
+# every candidate played out in each with the seat's bot at all four seats (common random
+# numbers); per candidate i the sums over worlds of its score (sum_x) and of its gain over
+# cands[0] (sum_d, sum_d2). Scores are net levels x 40 + points for the seat's team.
+cdef void evaluate(game_t* g, int seat, const hand_t* cands, int n, int k, int consistent,
+                   double* sum_x, double* sum_d, double* sum_d2) noexcept nogil
+# A finished playout's score for seat's team: net levels x 40, then points.
+cdef long long outcome(const game_t* play, const hand_row_t* row, int seat) noexcept nogil
