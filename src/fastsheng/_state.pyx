@@ -40,7 +40,8 @@ from fastsheng._game cimport (
 )
 from fastsheng._rng cimport rng_below, rng_split, rng_t
 from fastsheng._worlds cimport (
-    hist_parse, hist_t, kitty_known, match_slots, public_scrub, world_deal, world_history,
+    hist_parse, hist_t, kitty_known, match_slots, public_scrub, shuffle_cards, slots_allowed,
+    world_deal, world_history,
 )
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 
@@ -243,19 +244,8 @@ cdef int sample_world_tries(const game_t* src, game_t* dst, int seat, rng_t* rng
             nslot += 1
     # rejection: a uniform permutation of the hidden cards into the slots, kept when consistent
     for tries in range(1, max_tries + 1):
-        for i in range(n - 1, 0, -1):
-            j = rng_below(rng, i + 1)
-            tmp = card[i]
-            card[i] = card[j]
-            card[j] = tmp
-            tmp = allowed[i]
-            allowed[i] = allowed[j]
-            allowed[j] = tmp
-        ok = 1
-        for i in range(n):
-            if not (allowed[i] >> slot[i]) & 1:
-                ok = 0
-                break
+        shuffle_cards(card, allowed, n, rng)
+        ok = slots_allowed(allowed, slot, n)
         if ok:
             for k in range(npin):
                 cnt = 0

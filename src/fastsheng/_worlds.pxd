@@ -3,7 +3,7 @@
 
 from fastsheng._bitboard cimport hand_t
 from fastsheng._game cimport game_t, hand_row_t
-from fastsheng._rng cimport rng_t
+from fastsheng._rng cimport rng_below, rng_t
 
 cdef enum:
     HIST_TRICKS = 64         # tricks of one hand (25 at most) with room to spare
@@ -54,3 +54,27 @@ cdef int world_from_game(const game_t* g, game_t* dst, int seat, rng_t* rng,
 # sampler (fastsheng._state).
 cdef bint match_slots(int n, const int* allowed, const int* slot, int nslot,
                       int* card_slot) noexcept nogil
+
+
+# One uniform permutation of n hidden cards (Fisher-Yates from the top: exactly n - 1 draws of
+# rng_below), applied alike to the parallel array of the places each card may go. Both samplers'
+# rejection loops draw through it, so the frozen search's sampler draws what it always drew.
+cdef inline void shuffle_cards(int* card, int* allowed, int n, rng_t* rng) noexcept nogil:
+    cdef int i, j, tmp
+    for i in range(n - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        tmp = card[i]
+        card[i] = card[j]
+        card[j] = tmp
+        tmp = allowed[i]
+        allowed[i] = allowed[j]
+        allowed[j] = tmp
+
+
+# Does card i's slot lie among its allowed places (bit slot[i] of allowed[i]) for every i < n?
+cdef inline bint slots_allowed(const int* allowed, const int* slot, int n) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        if not (allowed[i] >> slot[i]) & 1:
+            return 0
+    return 1

@@ -694,20 +694,8 @@ cdef int world_deal(const game_t* pub, game_t* dst, int seat, rng_t* rng, int ma
         max_tries = 0 if exact else max_tries
     # (too many groupings to list: uniform permutations of all the hidden cards)
     for tries in range(max_tries):
-        for i in range(n - 1, 0, -1):
-            j = rng_below(rng, i + 1)
-            tmp = card[i]
-            card[i] = card[j]
-            card[j] = tmp
-            tmp = allowed[i]
-            allowed[i] = allowed[j]
-            allowed[j] = tmp
-        k = 1
-        for i in range(n):
-            if not (allowed[i] >> slot[i]) & 1:
-                k = 0
-                break
-        if k and deal_ok(pub, seat, loc_seat, card, slot, n, &pins, nopair, h, hands):
+        shuffle_cards(card, allowed, n, rng)
+        if slots_allowed(allowed, slot, n) and deal_ok(pub, seat, loc_seat, card, slot, n, &pins, nopair, h, hands):
             exact = 1
             for i in range(n):
                 where[i] = slot[i]
