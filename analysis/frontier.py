@@ -1,0 +1,105 @@
+"""The strength-speed frontier of the shipped bots (issue 15): hands/s against strength.
+
+For each bot: its speed, hands per second of CPU on one core with the bot at all four seats
+(``profile_batch``, `standard`, random levels, the same deals for every bot), and its strength,
+net levels per hand over ``expert-v1`` on paired deals with the seats swapped
+(``fs.evaluate``: each deal played twice, the bot at seats 0/2 then 1/3; the Student t 95%
+interval over deals). Slow bots get fewer deals (``DEALS``; their interval says so). Printed as
+a Markdown table and drawn to ``docs/frontier.png``: hands/s on a log scale against net levels
+per hand, with the intervals as error bars.
+
+    python analysis/frontier.py [SCALE] [SEED]
+
+SCALE multiplies every bot's number of deals (default 1.0: about 10 minutes of CPU; 0.1 for a
+quick look). SEED defaults to 2030 (a seed the bots' labels and margins never saw).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+import fastsheng as fs  # noqa: E402
+from fastsheng.engine.hands import profile_batch  # noqa: E402
+
+# bot -> (paired deals for its strength, hands timed for its speed): the search settings cost
+# 20 ms to 350 ms a hand, the heuristic and learned bots well under 1 ms
+DEALS = {
+    "expert-v4": (20_000, 4_000),
+    "learned-v1": (20_000, 2_000),
+    "search:k=8": (1_000, 40),
+    "search-v2": (1_000, 24),
+    "search:k=32": (1_000, 16),
+    "search:k=128": (300, 8),
+}
+BASELINE = "expert-v1"
+OUT = Path(__file__).resolve().parents[1] / "docs" / "frontier.png"
+
+
+def measure(bot: str, deals: int, timed: int, seed: int) -> dict:
+    """One point of the frontier: speed (all four seats) and strength over the baseline."""
+    speed = profile_batch("standard", bot, seed, timed, level="random")["hands_per_s"]
+    r = fs.evaluate(bot, deals, opponent=BASELINE, level="random", seed=seed)
+    return {
+        "bot": bot,
+        "hands_per_s": speed,
+        **{k: r[k] for k in ("deals", "net", "net_lo", "net_hi")},
+    }
+
+
+def plot(points: list[dict], path: Path) -> None:
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for p in points:
+        err = [[p["net"] - p["net_lo"]], [p["net_hi"] - p["net"]]]
+        ax.errorbar(p["hands_per_s"], p["net"], yerr=err, fmt="o", capsize=4)
+        ax.annotate(
+            p["bot"],
+            (p["hands_per_s"], p["net"]),
+            textcoords="offset points",
+            xytext=(6, 4),
+            fontsize=9,
+        )
+    ax.set_xscale("log")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("hands per second of CPU, one core, the bot at all four seats (log scale)")
+    ax.set_ylabel(f"net levels / hand over {BASELINE} [95%]")
+    ax.set_title("fastsheng bots: strength against speed (standard, paired deals)")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str]) -> None:
+    scale = float(argv[1]) if len(argv) > 1 else 1.0
+    seed = int(argv[2]) if len(argv) > 2 else 2030
+    points = []
+    for bot, (deals, timed) in DEALS.items():
+        p = measure(bot, max(2, round(deals * scale)), max(4, round(timed * scale)), seed)
+        points.append(p)
+        print(
+            f"{bot}: {p['hands_per_s']:,.1f} hands/s, {p['net']:+.3f} "
+            f"[{p['net_lo']:+.3f}, {p['net_hi']:+.3f}] over {p['deals']:,} deals",
+            flush=True,
+        )
+    print(
+        f"\n| bot | hands/s (one core, four seats) | net levels / hand over {BASELINE} [95%] "
+        "| deals |"
+    )
+    print("|---|---|---|---|")
+    for p in points:
+        print(
+            f"| {p['bot']} | {p['hands_per_s']:,.0f} | {p['net']:+.3f} "
+            f"[{p['net_lo']:+.3f}, {p['net_hi']:+.3f}] | {p['deals']:,} |"
+        )
+    plot(points, OUT)
+    print(f"\nwrote {OUT}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
