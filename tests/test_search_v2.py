@@ -207,11 +207,12 @@ def cpu_seconds(name: str, seed: int, batches: int, size: int) -> float:
 def test_eight_times_the_worlds_at_search_k32_cost():
     """Issue 14 target (b)'s cost half: search-v2:k=256 costs about what search:k=32 costs (its
     race's CPU grows slowly with k; 1.13x [0.92, 1.34] over 300 hands, docs/bots.md "More
-    worlds at the same cost"), measured on the same 100 hands: a cost linear in k would be about
-    3x. The strength half is not gated here: over 2,000 deals it is +0.006 [-0.012, +0.024], and
-    the 500 deals CI could afford (+-0.04) tell that neither from 0 nor from -0.03. About 20 s of
-    CPU on one core."""
+    worlds at the same cost"), timed on the same 100 hands. A cost linear in k would be about
+    3x; the bounds are wide because repeated timings of these hands on a loaded 2-core machine
+    gave 0.8x-1.5x. The strength half is not gated here: over 2,000 deals it is +0.006 [-0.012,
+    +0.024], and the 500 deals CI could afford (+-0.04) tell that neither from 0 nor from -0.03.
+    About 20 s of CPU on one core."""
     old = cpu_seconds("search:k=32", 2030, 10, 10)
     new = cpu_seconds("search-v2:k=256", 2030, 10, 10)
     print(f"CPU on the same 100 hands: search-v2:k=256 {new:.1f} s, search:k=32 {old:.1f} s")
-    assert 0.6 <= new / old <= 1.6, (new, old)
+    assert 0.5 <= new / old <= 2, (new, old)
