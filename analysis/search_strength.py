@@ -7,10 +7,12 @@ bots): X at seats 0/2 against Y at 1/3, then the seats swapped. Per deal, X's ne
 (levels X's team gains - levels Y's team gains) averaged over the two seatings
 (fastsheng.studies.ladder.pair_outcome), which cancels the luck of the cards and any seat effect.
 The interval is the t interval over deals (fastsheng.studies.stats.mean_t). Also printed: the
-seconds per hand, so the price of K is visible. These are the figures of docs/bots.md (section
-*search*).
+seconds per hand (wall clock, and CPU of this process: a shared machine slows the first, not the
+second), so the price of K is visible. SEED may list seeds ("2028,2029"): N deals from each,
+pooled into one interval. These are the figures of docs/bots.md (sections *search* and
+*search-v2*); analysis/search_cost.py prints the CPU of each side alone.
 
-Run: python analysis/search_strength.py [X] [Y] [N] [RULES] [SEED]
+Run: python analysis/search_strength.py [X] [Y] [N] [RULES] [SEED[,SEED...]]
      (default: search:k=32,cands=8 expert-v1 400 standard 2024)
 """
 
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 import sys
 import time
+
+import numpy as np
 
 from fastsheng.engine.hands import simulate_hands
 from fastsheng.engine.registry import resolve_bot, split_bots
@@ -27,12 +31,25 @@ from fastsheng.studies.ladder import pair_outcome
 
 def paired(x: str, y: str, n: int, seed: int = 2024, rules: str = "standard"):
     """(net levels estimate, share of hands won, seconds per hand) of X against Y."""
-    t0 = time.perf_counter()
-    a = simulate_hands(rules, (x, y, x, y), seed, n, level="random").to_pandas()
-    b = simulate_hands(rules, (y, x, y, x), seed, n, level="random").to_pandas()
-    seconds = (time.perf_counter() - t0) / (2 * n)
-    p = pair_outcome(x, y, a, b)
-    return stats.mean_t(p.net), float(p.wins.mean() / 2), seconds
+    net, won, seconds, _ = paired_seeds(x, y, n, (seed,), rules)
+    return net, won, seconds
+
+
+def paired_seeds(x: str, y: str, n: int, seeds, rules: str = "standard"):
+    """paired() over N deals of each seed, pooled; also the CPU seconds per hand."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    nets, wins = [], []
+    for seed in seeds:
+        a = simulate_hands(rules, (x, y, x, y), seed, n, level="random").to_pandas()
+        b = simulate_hands(rules, (y, x, y, x), seed, n, level="random").to_pandas()
+        p = pair_outcome(x, y, a, b)
+        nets.append(p.net)
+        wins.append(p.wins)
+    hands = 2 * n * len(seeds)
+    seconds = (time.perf_counter() - t0) / hands
+    cpu = (time.process_time() - c0) / hands
+    won = float(np.concatenate(wins).mean() / 2)
+    return stats.mean_t(np.concatenate(nets)), won, seconds, cpu
 
 
 def main(argv: list[str]) -> None:
@@ -40,13 +57,14 @@ def main(argv: list[str]) -> None:
     y = argv[1] if len(argv) > 1 else "expert-v1"
     n = int(float(argv[2])) if len(argv) > 2 else 400
     rules = argv[3] if len(argv) > 3 else "standard"
-    seed = int(argv[4]) if len(argv) > 4 else 2024
+    seeds = [int(s) for s in argv[4].split(",")] if len(argv) > 4 else [2024]
     (x,) = split_bots(x)
-    net, won, seconds = paired(x, y, n, seed, rules)
+    net, won, seconds, cpu = paired_seeds(x, y, n, seeds, rules)
     print(
-        f"{rules}: {resolve_bot(x)} vs {resolve_bot(y)} over {n:,} paired deals (seed {seed}, "
-        f"random levels): {net.estimate:+.3f} net levels/hand [{net.lo:+.3f}, {net.hi:+.3f}], "
-        f"hands won {100 * won:.1f}%, {seconds * 1000:.0f} ms/hand"
+        f"{rules}: {resolve_bot(x)} vs {resolve_bot(y)} over {n * len(seeds):,} paired deals "
+        f"(seed {', '.join(map(str, seeds))}, random levels): {net.estimate:+.3f} net levels/hand "
+        f"[{net.lo:+.3f}, {net.hi:+.3f}], hands won {100 * won:.1f}%, "
+        f"{seconds * 1000:.0f} ms/hand ({cpu * 1000:.0f} ms of CPU)"
     )
 
 
