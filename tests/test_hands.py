@@ -27,6 +27,7 @@ def test_bots_tuple():
         "expert-v2",
         "expert-v3",
         "expert-v4",
+        "learned-v1",
         "search",
         "search-v2",
     )

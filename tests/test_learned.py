@@ -12,7 +12,8 @@ from fastsheng import _features, _learned
 from fastsheng.engine import registry as B
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import play_batch, simulate_hands
-from fastsheng.engine.labels import FEATURES, LABEL_COLUMNS, label_batch
+from fastsheng.engine.labels import FEATURES, LABEL_COLUMNS, label_batch, label_tensors
+from fastsheng.engine.observation import PLANE_HAND, SC_DECISION, SC_TRICKS, TENSOR_SHAPE
 
 NAME = "learned-v1"
 
@@ -141,3 +142,22 @@ def test_labelled_hands_are_the_lineups_own():
         levels = int(hand.levels) if won == team else -int(hand.levels)
         points = int(hand.defenders_total) * (1 if team != dteam else -1)
         assert row.hand_outcome == 40 * levels + points, row
+
+
+def test_label_tensors_are_the_observations_at_the_labelled_decisions():
+    """Each labelled decision gets the deciding seat's Observation.to_tensor(): every candidate's
+    cards lie in the tensor's own-hand plane, its decision one-hot says lead or follow as the
+    label does, and its tricks-done scalar is the label's trick count."""
+    t = label_batch("standard", "expert-v4", 11, 1, 3, k=4)
+    decision, x = label_tensors(t, "standard", "expert-v4", 11, 1, 3)
+    assert x.shape == (len(set(t.column("decision").to_pylist())), *TENSOR_SHAPE)
+    row = {int(d): i for i, d in enumerate(decision)}
+    scalars = x[:, -1]
+    for r in t.to_pylist():
+        i = row[r["decision"]]
+        hand = x[i, PLANE_HAND]
+        for c in range(54):
+            if r["cards_one"] >> c & 1:
+                assert hand[c] >= (1.0 if r["cards_two"] >> c & 1 else 0.5), (r, c)
+        assert scalars[i, SC_DECISION + (2 if r["lead"] else 3)] == 1, r
+        assert scalars[i, SC_TRICKS] == pytest.approx(r["trick"] / 25), r

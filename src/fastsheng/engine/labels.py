@@ -20,7 +20,7 @@ from fastsheng.engine.checks import as_rules, core_level, seed_state
 from fastsheng.engine.registry import bot_spec, resolve_bots
 from fastsheng.engine.schema import HAND_DTYPE
 
-__all__ = ["FEATURES", "LABEL_COLUMNS", "label_batch"]
+__all__ = ["FEATURES", "LABEL_COLUMNS", "label_batch", "label_tensors"]
 
 FEATURES = tuple(_features.FEATURE_NAMES)
 
@@ -110,3 +110,56 @@ def label_batch(
     for j, name in enumerate(FEATURES):
         data[f"f_{name}"] = feats[:, j]
     return pa.table(data)
+
+
+def label_tensors(
+    table: pa.Table,
+    rules,
+    bots: str | Sequence[str],
+    seed: int,
+    batch: int,
+    size: int,
+    *,
+    level: str = "random",
+) -> tuple[np.ndarray, np.ndarray]:
+    """The position of every decision of a label table as ``Observation.to_tensor()``: the
+    table's hands (batch `batch` of `seed`, as `label_batch` played them) replayed through
+    fs.Game with the same bots, and the deciding seat's observation taken at each labelled
+    decision. Returns ``(decision, tensors)``: the decision numbers (the table's `decision`
+    column) and a float32 array of shape ``(len(decision), *TENSOR_SHAPE)`` in that order.
+
+    Generation stays one C call per batch (`label_batch`); this replay makes a Python call per
+    decision, so it is run afterwards, only by whoever wants the tensor (docs/game.md)."""
+    from fastsheng.engine.game import Game
+    from fastsheng.engine.observation import TENSOR_SHAPE
+
+    names = resolve_bots(bots)
+    cols = table.select(["decision", "hand_id", "seat", "trick"]).to_pydict()
+    # one row per decision (its candidates share the key): (hand, seat, tricks done) -> decision
+    want: dict[tuple[int, int, int], int] = {}
+    for d, h, s, t in zip(
+        cols["decision"], cols["hand_id"], cols["seat"], cols["trick"], strict=True
+    ):
+        want[(h, s, t)] = d
+    hands = sorted({h for h, _, _ in want})
+    found: dict[int, np.ndarray] = {}
+    for h in hands:
+        g = Game(rules, seed=seed, hand_id=int(h), level=level, batch_size=size)
+        while g.phase != "done":
+            s = g.to_act
+            if g.phase == "play":
+                o = g.observation(s)
+                d = want.get((h, s, len(o.tricks)))
+                if d is not None and d not in found:
+                    found[d] = o.to_tensor()
+            g.apply(g.bot_action(names[s]))
+    order = np.array(sorted(set(want.values())), np.int64)
+    missing = [int(d) for d in order if d not in found]
+    if missing:
+        raise ValueError(
+            f"{len(missing)} labelled decisions not met in the replay (first {missing[0]})"
+        )
+    out = np.zeros((len(order), *TENSOR_SHAPE), np.float32)
+    for i, d in enumerate(order):
+        out[i] = found[d]
+    return order, out
