@@ -48,7 +48,7 @@ def test_names_resolve_and_carry_their_version():
         ("search-v2:base=search", "base must be a built-in bot other than search"),
         ("search-v2:base=search-v2", "base must be a built-in bot other than search"),
         ("search:base=search-v2", "base must be a built-in bot other than search"),
-        ("search-v3", "unknown bot"),
+        ("search-v9", "unknown bot"),
     ],
 )
 def test_bad_parameters_are_refused(name, words):

@@ -59,7 +59,7 @@ cdef int BASE = BOT_EXPERT4
 cdef long long NDEC = 0, NDEV = 0
 
 
-cdef inline float predict(const float* x) noexcept nogil:
+cdef float predict(const float* x) noexcept nogil:
     cdef int i, j
     cdef float z, y = B2
     cdef float xs[NFEAT]
@@ -72,6 +72,24 @@ cdef inline float predict(const float* x) noexcept nogil:
         if z > 0:
             y += W2[i] * z
     return y
+
+
+cdef int predict_gains(game_t* g, int seat, const hand_t* cands, int n, float* y) noexcept nogil:
+    """y[i]: the model's predicted gain of cands[i] over cands[0] (y[0] = 0); 0 when no model
+    is loaded (nothing is written then)."""
+    cdef float x[NFEAT]
+    cdef int i
+    if HIDDEN == 0:
+        return 0
+    y[0] = 0
+    for i in range(1, n):
+        cand_features(g, seat, cands[i], cands[0], i == 1, n, x)
+        y[i] = predict(x)
+    return 1
+
+
+cdef float model_margin() noexcept nogil:
+    return MARGIN
 
 
 cdef hand_t choose(game_t* g, int seat) noexcept nogil:

@@ -3,7 +3,7 @@
 # candidates).
 
 from fastsheng._bitboard cimport hand_t
-from fastsheng._game cimport game_t, hand_row_t
+from fastsheng._game cimport batch_t, game_t, hand_row_t
 
 cdef enum:
     MAX_CANDS = 32           # the most candidates a decision compares (bots.py checks cands)
@@ -19,3 +19,10 @@ cdef void evaluate(game_t* g, int seat, const hand_t* cands, int n, int k, int c
                    double* sum_x, double* sum_d, double* sum_d2) noexcept nogil
 # A finished playout's score for seat's team: net levels x 40, then points.
 cdef long long outcome(const game_t* play, const hand_row_t* row, int seat) noexcept nogil
+# One playout: `world` copied into `play` and played to the end with the seat's bot at all four
+# seats, `cand` for the pending decision (pb/prow: a scratch batch and row, no tracing).
+cdef void playout(const game_t* world, game_t* play, batch_t* pb, hand_row_t* prow, int seat,
+                  hand_t cand) noexcept nogil
+# The search's decision for the seat's pending lead or follow, by the version in the high bits
+# of search_cands (0: `search`, 1: `search-v2`); what fastsheng._game's search hook calls.
+cdef hand_t search_any(game_t* g, int seat) noexcept nogil

@@ -49,6 +49,13 @@ cdef bint play_consistent(const game_t* g, const hand_t* hands, const hist_t* h)
 # no trace is read, so a run plays alike traced or not. Returns 1 when exactly uniform.
 cdef int world_from_game(const game_t* g, game_t* dst, int seat, rng_t* rng,
                          int max_tries) noexcept nogil
+# world_from_game for many worlds of one decision: worlds_open does the public state's setup
+# once (hidden cards, places, pins, the groupings: the bulk of a world's cost), each worlds_draw
+# deals exactly the world world_from_game would deal from the same rng state, worlds_close frees
+# it. `g` must not change in between. worlds_open returns NULL when out of memory.
+cdef void* worlds_open(const game_t* g, int seat) noexcept nogil
+cdef int worlds_draw(void* m, game_t* dst, rng_t* rng, int max_tries) noexcept nogil
+cdef void worlds_close(void* m) noexcept nogil
 # A slot for every one of n cards within its allowed places (bit `slot[s]` of `allowed[c]`),
 # by Kuhn's augmenting paths; the slot of each card in card_slot. Shared by the frozen search's
 # sampler (fastsheng._state).

@@ -626,34 +626,44 @@ cdef void group_propose(genum_t* e, rng_t* rng, int* where) noexcept nogil:
                 pos += 1
 
 
-cdef int world_deal(const game_t* pub, game_t* dst, int seat, rng_t* rng, int max_tries,
-                    const hist_t* h) noexcept nogil:
-    cdef int loc_seat[3]
-    cdef int cap[4]
-    cdef int card[108]
-    cdef int allowed[108]
-    cdef int slot[108]
-    cdef int where[108]
+cdef struct setup_t:
+    # what world_deal works out from the public state once, before any draw
+    const game_t* pub
+    const hist_t* h
+    int seat, n, nslot, grouped
+    int loc_seat[3]
+    int cap[4]
+    int card[108]            # the hidden cards in code order
+    int allowed[108]         # the places each may go (voids)
+    int slot[108]
+    int nopair[3]
+    int memb0[108]           # ge.memb as set up: each world's draws start from it
+    pins_t pins
+    genum_t ge
+
+
+cdef void deal_prepare(const game_t* pub, int seat, const hist_t* h, setup_t* s) noexcept nogil:
+    """Everything world_deal reads of the public state: the hidden cards, their places, the
+    pins and the groupings (no draw)."""
     cdef int voids[3]
-    cdef int nopair[3]
     cdef hand_t pool[4]
-    cdef hand_t hands[4]
     cdef hand_t play
-    cdef pins_t pins
-    cdef genum_t ge
-    cdef int n = 0, nslot = 0, i, j, k, s, L, tries, tmp, code, cnt, nrest, exact = 0, e
-    cdef bint in_deal = pub.phase == PH_DEAL
+    cdef int i, j, k, L, code, cnt, nrest, e
     cdef const shape_t* sh = &pub.tr.shape
-    memcpy(dst, pub, sizeof(game_t))
-    nrest = hidden_layout(pub, seat, loc_seat, cap, pool)
+    s.pub = pub
+    s.h = h
+    s.seat = seat
+    s.n = 0
+    s.nslot = 0
+    nrest = hidden_layout(pub, seat, s.loc_seat, s.cap, pool)
     # voids and pair obligations, those shown in the trick in progress included
     for j in range(3):
-        s = loc_seat[j]
-        voids[j] = pub.t.void_mask[s] if pub.phase >= PH_LEAD else 0
-        nopair[j] = pub.t.nopair_mask[s] if pub.phase >= PH_LEAD else 0
+        k = s.loc_seat[j]
+        voids[j] = pub.t.void_mask[k] if pub.phase >= PH_LEAD else 0
+        s.nopair[j] = pub.t.nopair_mask[k] if pub.phase >= PH_LEAD else 0
         if pub.phase == PH_FOLLOW:
             for i in range(1, pub.tr.n):
-                if ((pub.tr.leader + i) & 3) != s:
+                if ((pub.tr.leader + i) & 3) != k:
                     continue
                 play = pub.tr.plays[i]
                 e = sh.eff
@@ -662,50 +672,83 @@ cdef int world_deal(const game_t* pub, game_t* dst, int seat, rng_t* rng, int ma
                 elif sh.npairs and (sh.kind != KIND_THROW or
                                     pub.t.ctx.r.throw_follow != FOLLOW_SUIT) and \
                         popcount(play.two & pub.t.ctx.suit_bb[e]) < sh.npairs:
-                    nopair[j] |= 1 << e
+                    s.nopair[j] |= 1 << e
     # the hidden cards in code order (the draws depend on the hidden set, never on its layout)
     for code in range(54):
         cnt = 0
         for L in range(4):
             cnt += hand_copies(pool[L], code)
         for k in range(cnt):
-            card[n] = code
-            allowed[n] = (1 << LOC_REST) if nrest else 0
+            s.card[s.n] = code
+            s.allowed[s.n] = (1 << LOC_REST) if nrest else 0
             for j in range(3):
                 if not (voids[j] >> pub.t.ctx.eff[code]) & 1 or pub.phase < PH_LEAD:
-                    allowed[n] |= 1 << j
-            n += 1
-    build_pins(pub, seat, loc_seat, nrest, h, &pins)
+                    s.allowed[s.n] |= 1 << j
+            s.n += 1
+    build_pins(pub, seat, s.loc_seat, nrest, h, &s.pins)
     for L in range(4):
-        for k in range(cap[L]):
-            slot[nslot] = L
-            nslot += 1
+        for k in range(s.cap[L]):
+            s.slot[s.nslot] = L
+            s.nslot += 1
+    s.grouped = group_setup(&s.ge, s.card, s.allowed, s.n, s.cap)
+    if s.grouped:
+        memcpy(s.memb0, s.ge.memb, s.n * sizeof(int))
+
+
+cdef int deal_draw(setup_t* s, game_t* dst, rng_t* rng, int max_tries) noexcept nogil:
+    """One world from a prepared setup (the same draws world_deal makes from a fresh one)."""
+    cdef const game_t* pub = s.pub
+    cdef int card[108]
+    cdef int allowed[108]
+    cdef int where[108]
+    cdef hand_t hands[4]
+    cdef int i, tries, n = s.n, exact = 0
+    memcpy(dst, pub, sizeof(game_t))
+    memcpy(card, s.card, n * sizeof(int))
+    memcpy(allowed, s.allowed, n * sizeof(int))
     # rejection among proposals that keep the voids, drawn uniformly over the deals that keep
     # them (the voids group the cards by the places they may go: draw how many of each group go
     # to each place, weighted by the deals it gives, then which): uniform over the consistent
     # deals once the rest of the checks are passed
-    if group_setup(&ge, card, allowed, n, cap):
+    if s.grouped:
+        memcpy(s.ge.memb, s.memb0, n * sizeof(int))
         for tries in range(max_tries):
-            group_propose(&ge, rng, where)
-            if deal_ok(pub, seat, loc_seat, card, where, n, &pins, nopair, h, hands):
+            group_propose(&s.ge, rng, where)
+            if deal_ok(pub, s.seat, s.loc_seat, card, where, n, &s.pins, s.nopair, s.h, hands):
                 exact = 1
                 break
-        group_free(&ge)
         max_tries = 0 if exact else max_tries
     # (too many groupings to list: uniform permutations of all the hidden cards)
     for tries in range(max_tries):
         shuffle_cards(card, allowed, n, rng)
-        if slots_allowed(allowed, slot, n) and deal_ok(pub, seat, loc_seat, card, slot, n, &pins, nopair, h, hands):
+        if slots_allowed(allowed, s.slot, n) and deal_ok(pub, s.seat, s.loc_seat, card, s.slot,
+                                                       n, &s.pins, s.nopair, s.h, hands):
             exact = 1
             for i in range(n):
-                where[i] = slot[i]
+                where[i] = s.slot[i]
             break
     if not exact:
-        fallback(pub, seat, loc_seat, card, allowed, slot, nslot, where, n, &pins, nopair, h,
-                 hands, rng)
-    write_deal(pub, dst, seat, loc_seat, card, where, n)
+        fallback(pub, s.seat, s.loc_seat, card, allowed, s.slot, s.nslot, where, n, &s.pins,
+                 s.nopair, s.h, hands, rng)
+    write_deal(pub, dst, s.seat, s.loc_seat, card, where, n)
     rng_split(rng, &dst.deal_rng)
     rng_split(rng, &dst.bot_rng)
+    return exact
+
+
+cdef inline void deal_release(setup_t* s) noexcept nogil:
+    if s.grouped:
+        group_free(&s.ge)
+        s.grouped = 0
+
+
+cdef int world_deal(const game_t* pub, game_t* dst, int seat, rng_t* rng, int max_tries,
+                    const hist_t* h) noexcept nogil:
+    cdef setup_t s
+    cdef int exact
+    deal_prepare(pub, seat, h, &s)
+    exact = deal_draw(&s, dst, rng, max_tries)
+    deal_release(&s)
     return exact
 
 
@@ -981,3 +1024,29 @@ cdef int world_from_game(const game_t* g, game_t* dst, int seat, rng_t* rng,
     h.nbury = 0
     h.ndeal = 0
     return world_deal(g, dst, seat, rng, max_tries, &h)
+
+
+cdef struct maker_t:
+    hist_t h                 # the empty record of world_from_game
+    setup_t s
+
+
+cdef void* worlds_open(const game_t* g, int seat) noexcept nogil:
+    cdef maker_t* m = <maker_t*>malloc(sizeof(maker_t))
+    if m == NULL:
+        return NULL
+    m.h.ntricks = 0
+    m.h.nbury = 0
+    m.h.ndeal = 0
+    deal_prepare(g, seat, &m.h, &m.s)
+    return m
+
+
+cdef int worlds_draw(void* m, game_t* dst, rng_t* rng, int max_tries) noexcept nogil:
+    return deal_draw(&(<maker_t*>m).s, dst, rng, max_tries)
+
+
+cdef void worlds_close(void* m) noexcept nogil:
+    if m != NULL:
+        deal_release(&(<maker_t*>m).s)
+        free(m)

@@ -68,7 +68,9 @@ SEARCH_DEFAULTS = {"k": 32, "cands": 8, "base": "expert-v3"}
 SEARCH_BOUNDS = {"k": (1, 1024), "cands": (1, 32)}
 # the searches by version: name -> the version the C search dispatches on (bot_spec packs it
 # above the candidates, fastsheng._search.V2_SHIFT); `search` itself is version 0, frozen
-SEARCH_VERSIONS = {SEARCH: 0, "search-v2": 1}
+SEARCH_VERSIONS = {SEARCH: 0, "search-v2": 1, "search-v3": 2}
+# the searches guided by a learned model (fastsheng._guided_search): family -> the model's bot
+GUIDED_SEARCH = {"search-v3": "learned-v1"}
 _SEARCH_SHIFT = 8
 
 
@@ -242,6 +244,8 @@ def bot_spec(resolved: str) -> tuple[int, int, int]:
     if fam and fam != resolved:
         fields = dict(p.split("=", 1) for p in resolved[len(fam) + 1 :].split(","))
         cands = int(fields["cands"]) | SEARCH_VERSIONS[fam] << _SEARCH_SHIFT
+        if fam in GUIDED_SEARCH:
+            _load_guided(GUIDED_SEARCH[fam])
         return BOT_INDEX[fields["base"]], int(fields["k"]), cands
     if resolved in LEARNED_MODELS:
         _load_learned(resolved)
@@ -256,6 +260,13 @@ def _load_learned(name: str) -> None:
 
     file, sha256 = LEARNED_MODELS[name]
     _learned.load(str(files("fastsheng") / "models" / file), sha256)
+
+
+def _load_guided(model_bot: str) -> None:
+    """Register the guided search with the game loop and load the model that guides it."""
+    from fastsheng import _guided_search  # noqa: F401  (registers its search hook)
+
+    _load_learned(model_bot)
 
 
 def is_builtin(name: str) -> bool:

@@ -1,0 +1,254 @@
+# cython: language_level=3
+"""`search-v3`'s play: the search guided by the learned model (docs/bots.md), in C without the GIL.
+
+At a lead or follow with more than one candidate (fastsheng._search.candidates) the learned
+model (fastsheng._learned, the model of learned-v1) predicts every candidate's gain over the
+base bot's play. Its pick (learned-v1's play: the best prediction when it clears the model's
+margin, else the base play) is the reference. Only when some challenger's prediction comes
+close to the reference's (the decision is contested) are the best-predicted few raced against
+it over common consistent worlds (fastsheng._worlds), as search-v2 races: rounds that double
+the worlds, dropping those not ahead of the reference, those off course to clear the gate at k
+worlds and the worse half; the last one standing replaces the reference when its mean gain
+clears one standard error. So most decisions cost one model evaluation, not k playouts.
+
+It registers its own search hook when imported (fastsheng.engine.registry imports it for a
+`search-v3` seat); versions 0 and 1 go on to fastsheng._search.search_any unchanged.
+"""
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__POPCNT__)
+    #pragma GCC target("popcnt")
+    #endif
+    /* the same sums on every build (see fastsheng._learned) */
+    #if defined(__GNUC__) && !defined(__clang__)
+    #pragma GCC optimize("fp-contract=off")
+    #endif
+    """
+
+from libc.math cimport sqrt
+from libc.string cimport memcpy
+
+from fastsheng._bitboard cimport hand_empty, hand_t
+from fastsheng._game cimport batch_t, game_t, hand_row_t, search_fn, set_search_hook
+from fastsheng._learned cimport model_margin, predict_gains
+from fastsheng._search cimport MAX_CANDS, candidates, outcome, playout, search_any
+from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
+
+cdef enum:
+    SHIFT = 8                # the version rides in bits 8-11 of search_cands (fastsheng._search)
+    VERSION = 2
+    WORLD_TRIES = 64
+
+# the knobs (fixed for the published version; _tune changes them for screening only)
+cdef float CLOSE = 0.05      # race when a challenger is predicted within this of the reference
+cdef int TOPM = 3            # challengers raced at most (the best predicted)
+cdef int K0 = 4              # worlds of the race's first round
+cdef int LATE = 99           # from this trick every decision with a choice is raced
+cdef double Z = 1.0          # the gate: the winner's mean gain above Z standard errors
+cdef double ZDROP = 1.0      # dropped when off course: t below ZDROP * Z * sqrt(w / k)
+cdef int MAKER = 1           # 0: every world by world_from_game (the same worlds, slower)
+
+# analysis counters (never read by the play)
+cdef long long NDEC = 0, NRACE = 0, NPLAY = 0, NDEV = 0, NMODEL = 0
+
+
+cdef inline void swap(hand_t* c, float* y, int i, int j) noexcept nogil:
+    cdef hand_t h = c[i]
+    cdef float f = y[i]
+    c[i] = c[j]
+    y[i] = y[j]
+    c[j] = h
+    y[j] = f
+
+
+cdef int rank_challengers(game_t* g, int seat, hand_t* cands, int n, float* y) noexcept nogil:
+    """Put the learned pick first (the reference) and the challengers after it, best predicted
+    first; y becomes each one's predicted gain over the reference. Returns 0 when no model is
+    loaded (the base play is the reference then, every challenger raced in candidate order)."""
+    cdef int i, j, pick = 0
+    cdef float ref
+    if not predict_gains(g, seat, cands, n, y):
+        for i in range(n):
+            y[i] = 0
+        return 0
+    for i in range(1, n):
+        if y[i] > model_margin() and y[i] > y[pick]:
+            pick = i
+    swap(cands, y, 0, pick)
+    ref = y[0]
+    for i in range(n):
+        y[i] -= ref
+    # insertion sort of the challengers by predicted gain, descending (n <= MAX_CANDS)
+    for i in range(2, n):
+        j = i
+        while j > 1 and y[j] > y[j - 1]:
+            swap(cands, y, j, j - 1)
+            j -= 1
+    return 1
+
+
+cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive, int n, int nw,
+                     double* sum_d, double* sum_d2, batch_t* pb, void* maker) noexcept nogil:
+    """nw more common worlds (from `maker`, the decision's world dealer, when there is one):
+    the reference and every live challenger played out in each."""
+    global NPLAY
+    cdef game_t world, play
+    cdef hand_row_t prow
+    cdef long long base_x, x
+    cdef int w, i
+    for w in range(nw):
+        if maker != NULL:
+            worlds_draw(maker, &world, g.t.rng, WORLD_TRIES)
+        else:
+            world_from_game(g, &world, seat, g.t.rng, WORLD_TRIES)
+        playout(&world, &play, pb, &prow, seat, cands[0])
+        NPLAY += 1
+        base_x = outcome(&play, &prow, seat)
+        for i in range(1, n):
+            if alive[i]:
+                playout(&world, &play, pb, &prow, seat, cands[i])
+                NPLAY += 1
+                x = outcome(&play, &prow, seat) - base_x
+                sum_d[i] += x
+                sum_d2[i] += <double>x * x
+
+
+cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k) noexcept nogil:
+    """The index of the challenger that wins the race against cands[0], or 0."""
+    cdef double sum_d[MAX_CANDS]
+    cdef double sum_d2[MAX_CANDS]
+    cdef double mean_of[MAX_CANDS]
+    cdef int alive[MAX_CANDS]
+    cdef batch_t pb
+    cdef int i, j, w = 0, nw, nalive, keep, rank, best = 0
+    cdef double var, mean
+    # the public state's setup once for all the race's worlds (the same worlds, far cheaper)
+    cdef void* maker = worlds_open(g, seat) if MAKER else NULL
+    memcpy(&pb, g.b, sizeof(batch_t))
+    pb.tricks = NULL
+    pb.trace = NULL
+    pb.trace_cap = 0
+    pb.profile = 0
+    pb.errors = 0
+    for i in range(4):
+        pb.search_k[i] = 0
+    alive[0] = 0
+    for i in range(1, n):
+        alive[i] = 1
+        sum_d[i] = 0
+        sum_d2[i] = 0
+        mean_of[i] = 0
+    nw = K0 if K0 < k else k
+    if nw < 2:
+        nw = 2
+    while True:
+        race_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, maker)
+        w += nw
+        nalive = 0
+        for i in range(1, n):
+            if alive[i]:
+                mean_of[i] = sum_d[i] / w
+                var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
+                # not ahead, or off course to clear the gate at k worlds
+                if mean_of[i] <= 0 or (w < k and
+                        mean_of[i] * mean_of[i] * k < ZDROP * ZDROP * Z * Z * var):
+                    alive[i] = 0
+                else:
+                    nalive += 1
+        if nalive == 0 or w >= k:
+            break
+        if nalive > 1:
+            # keep the better half (ranks read before any is dropped)
+            keep = (nalive + 1) // 2
+            for i in range(1, n):
+                if alive[i]:
+                    rank = 0
+                    for j in range(1, n):
+                        if alive[j] and (mean_of[j] > mean_of[i] or
+                                         (mean_of[j] == mean_of[i] and j < i)):
+                            rank += 1
+                    if rank >= keep:
+                        alive[i] = 2
+            for i in range(1, n):
+                if alive[i] == 2:
+                    alive[i] = 0
+        nw = w if w + w <= k else k - w
+    worlds_close(maker)
+    g.b.errors += pb.errors
+    mean = 0.0
+    for i in range(1, n):
+        if alive[i] and mean_of[i] > mean:
+            var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
+            if mean_of[i] * mean_of[i] * w > Z * Z * var:
+                mean = mean_of[i]
+                best = i
+    return best
+
+
+cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
+    """search-v3's lead or follow (the game stopped in run_lead / run_follow)."""
+    global NDEC, NRACE, NDEV, NMODEL
+    cdef hand_t cands[MAX_CANDS]
+    cdef float y[MAX_CANDS]
+    cdef int k = g.b.search_k[seat], want = g.b.search_cands[seat] & ((1 << SHIFT) - 1)
+    cdef int n, guided, m, best
+    if want > MAX_CANDS:
+        want = MAX_CANDS
+    if want < 1:
+        want = 1
+    n = candidates(g, seat, cands, want)
+    if n == 0:
+        return hand_empty()
+    if n == 1:
+        return cands[0]
+    NDEC += 1
+    guided = rank_challengers(g, seat, cands, n, y)
+    NMODEL += guided
+    if k < 2:
+        return cands[0]
+    # contested: some challenger predicted within CLOSE of the reference (or late in the hand,
+    # where playouts are short and the search's gain concentrates)
+    if guided and y[1] < -CLOSE and g.t.tricks_done < LATE:
+        return cands[0]
+    NRACE += 1
+    m = n if n <= TOPM + 1 else TOPM + 1
+    best = race(g, seat, cands, m, k)
+    NDEV += best != 0
+    return cands[best]
+
+
+cdef hand_t guided_any(game_t* g, int seat) noexcept nogil:
+    if (g.b.search_cands[seat] >> SHIFT) & 15 == VERSION:
+        return guided_decide(g, seat)
+    return search_any(g, seat)
+
+
+set_search_hook(<search_fn>guided_any)
+
+
+# ---------------------------------------------------------------------------------------------
+# The Python face: screening only (the published search-v3 plays with the defaults)
+
+def _tune(close=None, topm=None, k0=None, late=None, z=None, zdrop=None, maker=None):
+    """Set knobs of search-v3's play in this process; returns every knob as it was, so
+    ``_tune(**old)`` restores them."""
+    global CLOSE, TOPM, K0, LATE, Z, ZDROP, MAKER
+    was = dict(close=CLOSE, topm=TOPM, k0=K0, late=LATE, z=Z, zdrop=ZDROP, maker=MAKER)
+    if maker is not None: MAKER = maker
+    if close is not None: CLOSE = close
+    if topm is not None: TOPM = topm
+    if k0 is not None: K0 = k0
+    if late is not None: LATE = late
+    if z is not None: Z = z
+    if zdrop is not None: ZDROP = zdrop
+    return was
+
+
+def _counts(reset=False):
+    """Screening only: search-v3's decisions with a choice, races, playouts, deviations."""
+    global NDEC, NRACE, NPLAY, NDEV, NMODEL
+    out = dict(decisions=NDEC, races=NRACE, playouts=NPLAY, deviations=NDEV, model=NMODEL)
+    if reset:
+        NDEC = NRACE = NPLAY = NDEV = NMODEL = 0
+    return out

@@ -1,0 +1,97 @@
+"""`search-v3`'s play (fastsheng._guided_search): its names, legal and reproducible play, the
+same through the simulator and the step API, deciding from what its seat may know, the world
+dealer it races over dealing exactly the worlds of world_from_game, frozen play (digests), and
+(slow suite) issue 14's target (a) against `search:k=32`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from fastsheng import _guided_search, _search
+from fastsheng.engine import registry as B
+from fastsheng.engine.game import Game
+from fastsheng.engine.hands import play_batch, simulate_hands
+
+SMALL = "search-v3:k=8,cands=4"
+
+
+def test_names_resolve_and_carry_their_version():
+    assert B.resolve_bot("search-v3").startswith("search-v3:k=32,cands=8,base=")
+    spec = B.bot_spec(B.resolve_bot("search-v3:k=5,cands=3"))
+    assert spec[1:] == (5, 3 | 2 << _search.V2_SHIFT_)
+    # the frozen searches' specs are what they always were
+    assert B.bot_spec(B.resolve_bot("search-v2:k=5,cands=3"))[2] == 3 | 1 << _search.V2_SHIFT_
+    assert B.bot_spec(B.resolve_bot("search:k=5,cands=3"))[2] == 3
+    assert "search-v3" in B.BOTS
+
+
+@pytest.mark.parametrize("preset", ["standard", "super", "tournament"])
+def test_only_legal_plays_and_reproducible(preset):
+    """Every play checked by the core (check=True raises on an illegal one); the same seed plays
+    the same hands, tricks included."""
+    lineup = (SMALL, "expert", SMALL, "basic")
+    a = play_batch(preset, lineup, 5, 0, 8, tricks=True, check=True, level="random")
+    b = play_batch(preset, lineup, 5, 0, 8, tricks=True, check=True, level="random")
+    assert a["hands"].equals(b["hands"]) and a["tricks"].equals(b["tricks"])
+
+
+def test_the_step_api_plays_as_the_simulator():
+    lineup = (SMALL, "expert", SMALL, "expert")
+    rows = simulate_hands("standard", lineup, 41, 3, level="random").to_pylist()
+    for k, row in enumerate(rows):
+        g = Game("standard", seed=41, hand_id=k, level="random")
+        while g.phase != "done":
+            g.apply(g.bot_action(lineup[g.to_act]))
+        got = {c: v for c, v in g.result().items() if c != "bots"}
+        assert got == {c: v for c, v in row.items() if c != "bots"}, k
+
+
+def test_it_races_and_leaves_the_learned_play():
+    """It plays neither as learned-v1 (whose pick it starts from) nor as search-v2, and it races
+    only some of its decisions (the contested ones)."""
+
+    def tricks(lineup):
+        return simulate_hands("standard", lineup, 3, 20, tricks=True)["tricks"].drop_columns("bots")
+
+    _guided_search._counts(reset=True)
+    new = tricks((SMALL, "expert-v3") * 2)
+    c = _guided_search._counts()
+    assert not new.equals(tricks(("learned-v1", "expert-v3") * 2))
+    assert not new.equals(tricks(("search-v2:k=8,cands=4", "expert-v3") * 2))
+    assert 0 < c["races"] < c["decisions"] and c["deviations"] > 0 and c["model"] == c["decisions"]
+
+
+@pytest.mark.parametrize("hand_id", range(3))
+def test_it_decides_from_what_its_seat_may_know(hand_id):
+    """Two games that differ only in cards the deciding seat cannot see (a consistent world),
+    with the same bot stream, get the same decision at every lead and follow."""
+    g = Game("standard", seed=11, hand_id=hand_id, level="random")
+    differed = 0
+    while g.phase != "done":
+        if g.decision in ("lead", "follow"):
+            seat = g.to_act
+            world = g.sample_world(seat, rng=hand_id)
+            differed += any(world.hand(s) != g.hand(s) for s in range(4) if s != seat)
+            world._core.set_bot_stream(g._core.bot_stream())
+            assert world.bot_action(SMALL) == g.bot_action(SMALL), (hand_id, g.decision)
+        g.apply(g.bot_action(SMALL))
+    assert differed > 10
+
+
+def test_the_world_dealer_deals_what_world_from_game_deals():
+    """The race draws its worlds from one dealer per decision (fastsheng._worlds.worlds_open:
+    the public state's setup done once); dealing each world afresh plays the very same hands."""
+
+    def tables():
+        out = simulate_hands("standard", (SMALL, "expert") * 2, 8, 6, tricks=True, level="random")
+        return out["hands"], out["tricks"]
+
+    was = _guided_search._tune(maker=0)
+    try:
+        fresh = tables()
+    finally:
+        _guided_search._tune(**was)
+    assert all(a.equals(b) for a, b in zip(fresh, tables()))
