@@ -1,5 +1,5 @@
 """Hands per second of the search bot (docs/bots.md "search") for K = 8, 32 and 128 worlds, and
-of search-v2 against search in the same run.
+of search-v2 and search-v3 against search in the same run.
 
 The bot plays all four seats (cands=8, base `expert`), `standard` rules, on one core; the
 figures are printed and go to the benchmark's extra_info. A search costs K x candidates
@@ -17,6 +17,9 @@ from fastsheng.engine.hands import profile_batch
 HANDS = {8: 16, 32: 4, 128: 2}  # hands per measurement: about the same work for every K
 # search-v2 against search:k=32: about 2.5-3x measured; target (a) of issue 14 asks 10x (not met)
 V2_RATIO = 2
+# search-v3 against search:k=32 (target (a) of issue 14 asks 10x; docs/bots.md "search-v3"):
+# gated well below what it measures, the machine being shared
+V3_RATIO = 5
 
 
 def hands_per_s(k: int) -> float:
@@ -54,3 +57,17 @@ def test_search_v2_hands_per_second_against_search(benchmark):
     benchmark.extra_info.update(search_hands_per_s=round(old, 3), v2_hands_per_s=round(new, 3))
     print(f"\nsearch k=32: {old:.2f} hands/s, search-v2 k=32: {new:.2f} hands/s ({new / old:.1f}x)")
     assert new / old >= V2_RATIO, (new, old)
+
+
+def test_search_v3_hands_per_second_against_search(benchmark):
+    """search-v3 (docs/bots.md "search-v3", its defaults) against today's search:k=32, four
+    seats, the same twelve hands in this one run: gated at V3_RATIO."""
+    old = profile_batch("standard", "search:k=32,cands=8", 1, 12, level="random")["hands_per_s"]
+    new = benchmark.pedantic(
+        lambda: profile_batch("standard", "search-v3", 1, 12, level="random")["hands_per_s"],
+        rounds=1,
+        iterations=1,
+    )
+    benchmark.extra_info.update(search_hands_per_s=round(old, 3), v3_hands_per_s=round(new, 3))
+    print(f"\nsearch k=32: {old:.2f} hands/s, search-v3: {new:.2f} hands/s ({new / old:.1f}x)")
+    assert new / old >= V3_RATIO, (new, old)

@@ -19,13 +19,53 @@ SMALL = "search-v3:k=8,cands=4"
 
 
 def test_names_resolve_and_carry_their_version():
-    assert B.resolve_bot("search-v3").startswith("search-v3:k=32,cands=8,base=")
+    assert B.resolve_bot("search-v3") == (
+        "search-v3:k=64,cands=8,base=expert-v3,close=10,late=10,early=5,top=3"
+    )
+    assert B.resolve_bot(" Search-V3:top=7, k=512,close=20 ") == (
+        "search-v3:k=512,cands=8,base=expert-v3,close=20,late=10,early=5,top=7"
+    )
     spec = B.bot_spec(B.resolve_bot("search-v3:k=5,cands=3"))
-    assert spec[1:] == (5, 3 | 2 << _search.V2_SHIFT_)
+    assert spec[1] == 5 and spec[2] & 0xFFF == 3 | 2 << _search.V2_SHIFT_
     # the frozen searches' specs are what they always were
     assert B.bot_spec(B.resolve_bot("search-v2:k=5,cands=3"))[2] == 3 | 1 << _search.V2_SHIFT_
     assert B.bot_spec(B.resolve_bot("search:k=5,cands=3"))[2] == 3
     assert "search-v3" in B.BOTS
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "search-v3",
+        "search-v3:close=0,late=0,early=0,top=1",
+        "search-v3:close=31,late=31,early=31,top=7,cands=32",
+    ],
+)
+def test_the_c_search_reads_the_parameters_of_the_name(name):
+    """registry.GUIDED_BITS packs the race's parameters; fastsheng._guided_search unpacks them
+    alike (and the candidates and the version stay where the other searches read them)."""
+    resolved = B.resolve_bot(name)
+    fields = dict(p.split("=") for p in resolved.split(":", 1)[1].split(","))
+    _, k, word = B.bot_spec(resolved)
+    assert k == int(fields["k"]) and word & 0xFF == int(fields["cands"]) and word >> 8 & 15 == 2
+    assert _guided_search._unpack(word) == {f: int(fields[f]) for f in B.GUIDED_BITS}
+
+
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("search-v3:close=32", "close must be an integer in 0..31"),
+        ("search-v3:top=0", "top must be an integer in 1..7"),
+        ("search-v3:k=4097", "k must be an integer in 1..4096"),
+        ("search-v3:late=-1", "late must be an integer in 0..31"),
+        ("search-v3:depth=2", "parameters are k=, cands=, base=, close=, late=, early=, top="),
+        ("search-v2:close=5", "parameters are k=, cands=, base="),
+        ("search-v3:base=search-v3", "base must be a built-in bot other than search"),
+    ],
+)
+def test_bad_parameters_are_refused(name, words):
+    with pytest.raises(ValueError, match=words):
+        B.resolve_bot(name)
 
 
 @pytest.mark.parametrize("preset", ["standard", "super", "tournament"])

@@ -40,11 +40,24 @@ cdef enum:
     VERSION = 2
     WORLD_TRIES = 64
 
+# the race's parameters ride in the candidates word (fastsheng.engine.registry.GUIDED_BITS)
+cdef struct opts_t:
+    float close              # race when a challenger is predicted within this of the reference
+    int late                 # from this trick every decision with a choice is raced (short
+                             # playouts, where the search's gain concentrates)
+    int early                # before this trick none is (long playouts, little gain)
+    int top                  # challengers raced at most (the best predicted)
+
+
+cdef inline void unpack(int word, opts_t* o) noexcept nogil:
+    o.close = ((word >> 13) & 31) / 100.0
+    o.late = (word >> 18) & 31
+    o.early = (word >> 23) & 31
+    o.top = (word >> 28) & 7
+
+
 # the knobs (fixed for the published version; _tune changes them for screening only)
-cdef float CLOSE = 0.05      # race when a challenger is predicted within this of the reference
-cdef int TOPM = 3            # challengers raced at most (the best predicted)
 cdef int K0 = 4              # worlds of the race's first round
-cdef int LATE = 99           # from this trick every decision with a choice is raced
 cdef double Z = 1.0          # the gate: the winner's mean gain above Z standard errors
 cdef double ZDROP = 1.0      # dropped when off course: t below ZDROP * Z * sqrt(w / k)
 cdef int MAKER = 1           # 0: every world by world_from_game (the same worlds, slower)
@@ -193,6 +206,8 @@ cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
     cdef float y[MAX_CANDS]
     cdef int k = g.b.search_k[seat], want = g.b.search_cands[seat] & ((1 << SHIFT) - 1)
     cdef int n, guided, m, best
+    cdef opts_t o
+    unpack(g.b.search_cands[seat], &o)
     if want > MAX_CANDS:
         want = MAX_CANDS
     if want < 1:
@@ -207,12 +222,12 @@ cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
     NMODEL += guided
     if k < 2:
         return cands[0]
-    # contested: some challenger predicted within CLOSE of the reference (or late in the hand,
-    # where playouts are short and the search's gain concentrates)
-    if guided and y[1] < -CLOSE and g.t.tricks_done < LATE:
+    # raced when contested (some challenger predicted within `close` of the reference) or late
+    # in the hand, never early
+    if guided and ((y[1] < -o.close and g.t.tricks_done < o.late) or g.t.tricks_done < o.early):
         return cands[0]
     NRACE += 1
-    m = n if n <= TOPM + 1 else TOPM + 1
+    m = n if n <= o.top + 1 else o.top + 1
     best = race(g, seat, cands, m, k)
     NDEV += best != 0
     return cands[best]
@@ -228,20 +243,25 @@ set_search_hook(<search_fn>guided_any)
 
 
 # ---------------------------------------------------------------------------------------------
-# The Python face: screening only (the published search-v3 plays with the defaults)
+# The Python face: analysis only (the published search-v3 plays with the defaults)
 
-def _tune(close=None, topm=None, k0=None, late=None, z=None, zdrop=None, maker=None):
-    """Set knobs of search-v3's play in this process; returns every knob as it was, so
-    ``_tune(**old)`` restores them."""
-    global CLOSE, TOPM, K0, LATE, Z, ZDROP, MAKER
-    was = dict(close=CLOSE, topm=TOPM, k0=K0, late=LATE, z=Z, zdrop=ZDROP, maker=MAKER)
-    if maker is not None: MAKER = maker
-    if close is not None: CLOSE = close
-    if topm is not None: TOPM = topm
+def _unpack(word):
+    """The race's parameters as the C search reads them from a candidates word (tests check
+    them against fastsheng.engine.registry.GUIDED_BITS)."""
+    cdef opts_t o
+    unpack(word, &o)
+    return dict(close=round(o.close * 100), late=o.late, early=o.early, top=o.top)
+
+
+def _tune(k0=None, z=None, zdrop=None, maker=None):
+    """Set knobs of search-v3's play in this process (its name's parameters aside); returns
+    every knob as it was, so ``_tune(**old)`` restores them."""
+    global K0, Z, ZDROP, MAKER
+    was = dict(k0=K0, z=Z, zdrop=ZDROP, maker=MAKER)
     if k0 is not None: K0 = k0
-    if late is not None: LATE = late
     if z is not None: Z = z
     if zdrop is not None: ZDROP = zdrop
+    if maker is not None: MAKER = maker
     return was
 
 

@@ -69,9 +69,30 @@ SEARCH_BOUNDS = {"k": (1, 1024), "cands": (1, 32)}
 # the searches by version: name -> the version the C search dispatches on (bot_spec packs it
 # above the candidates, fastsheng._search.V2_SHIFT); `search` itself is version 0, frozen
 SEARCH_VERSIONS = {SEARCH: 0, "search-v2": 1, "search-v3": 2}
+_SEARCH_SHIFT = 8
 # the searches guided by a learned model (fastsheng._guided_search): family -> the model's bot
 GUIDED_SEARCH = {"search-v3": "learned-v1"}
-_SEARCH_SHIFT = 8
+# search-v3's races (docs/bots.md "search-v3"): a decision is raced when a challenger's predicted
+# gain is within `close` hundredths of a net level of the reference's, and always from trick
+# `late`, never before trick `early`; the best `top` challengers race
+GUIDED_DEFAULTS = {**SEARCH_DEFAULTS, "k": 64, "close": 10, "late": 10, "early": 5, "top": 3}
+GUIDED_BOUNDS = {
+    "k": (1, 4096),
+    "cands": (1, 32),
+    "close": (0, 31),
+    "late": (0, 31),
+    "early": (0, 31),
+    "top": (1, 7),
+}
+# where each of search-v3's parameters rides in the C search's candidates word (bits 0-7 the
+# candidates, 8-11 the version, 12 reserved): field -> (shift, width); fastsheng._guided_search
+# reads the same layout
+GUIDED_BITS = {"close": (13, 5), "late": (18, 5), "early": (23, 5), "top": (28, 3)}
+_FAMILY_PARAMS = {
+    SEARCH: (SEARCH_DEFAULTS, SEARCH_BOUNDS),
+    "search-v2": (SEARCH_DEFAULTS, SEARCH_BOUNDS),
+    "search-v3": (GUIDED_DEFAULTS, GUIDED_BOUNDS),
+}
 
 
 def _search_family(key: str) -> str | None:
@@ -215,18 +236,19 @@ def _resolve_search(name: str, key: str) -> str:
     """``search[:k=..,cands=..,base=..]`` (or ``search-v2[:...]``) with every parameter spelled
     out, the base resolved."""
     fam = _search_family(key) or SEARCH
-    params = dict(SEARCH_DEFAULTS)
+    defaults, bounds = _FAMILY_PARAMS[fam]
+    params = dict(defaults)
     body = key[len(fam) + 1 :]
     for item in filter(None, (p.strip() for p in body.split(","))):
         field, eq, value = item.partition("=")
         field, value = field.strip(), value.strip()
-        if not eq or field not in SEARCH_DEFAULTS:
+        if not eq or field not in defaults:
             raise ValueError(
-                f"bot {name!r}: parameters are {', '.join(f'{k}=' for k in SEARCH_DEFAULTS)}"
+                f"bot {name!r}: parameters are {', '.join(f'{k}=' for k in defaults)}"
                 f" (e.g. search:k=32,cands=8), not {item!r}"
             )
         params[field] = value
-    for field, (lo, hi) in SEARCH_BOUNDS.items():
+    for field, (lo, hi) in bounds.items():
         value = str(params[field])
         if not value.isdigit() or not lo <= int(value) <= hi:
             raise ValueError(f"bot {name!r}: {field} must be an integer in {lo}..{hi}")
@@ -234,7 +256,8 @@ def _resolve_search(name: str, key: str) -> str:
     base = resolve_bot(str(params["base"]))
     if _search_family(base) or base.startswith("_"):
         raise ValueError(f"bot {name!r}: base must be a built-in bot other than search")
-    return f"{fam}:k={params['k']},cands={params['cands']},base={base}"
+    params["base"] = base
+    return f"{fam}:" + ",".join(f"{field}={params[field]}" for field in defaults)
 
 
 def bot_spec(resolved: str) -> tuple[int, int, int]:
@@ -245,6 +268,8 @@ def bot_spec(resolved: str) -> tuple[int, int, int]:
         fields = dict(p.split("=", 1) for p in resolved[len(fam) + 1 :].split(","))
         cands = int(fields["cands"]) | SEARCH_VERSIONS[fam] << _SEARCH_SHIFT
         if fam in GUIDED_SEARCH:
+            for field, (shift, _) in GUIDED_BITS.items():
+                cands |= int(fields[field]) << shift
             _load_guided(GUIDED_SEARCH[fam])
         return BOT_INDEX[fields["base"]], int(fields["k"]), cands
     if resolved in LEARNED_MODELS:
