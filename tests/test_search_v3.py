@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 
 import pytest
 
 from fastsheng import _guided_search, _search
+from fastsheng.apps import cli
 from fastsheng.engine import registry as B
 from fastsheng.engine.game import Game
-from fastsheng.engine.hands import play_batch, simulate_hands
+from fastsheng.engine.hands import play_batch, profile_batch, simulate_hands
+from fastsheng.studies import stats
+from fastsheng.studies.ladder import pair_outcome
 
 SMALL = "search-v3:k=8,cands=4"
 
@@ -135,3 +139,91 @@ def test_the_world_dealer_deals_what_world_from_game_deals():
     finally:
         _guided_search._tune(**was)
     assert all(a.equals(b) for a, b in zip(fresh, tables()))
+
+
+def digest(preset: str, lineup) -> str:
+    out = simulate_hands(preset, lineup, 20261201, 12, level="random", tricks=True)
+    h = hashlib.sha256()
+    for name in ("hands", "tricks"):
+        table = out[name]
+        for col in sorted(c for c in table.column_names if c != "bots"):
+            h.update(col.encode())
+            h.update(json.dumps(table.column(col).to_pylist(), default=str).encode())
+    return h.hexdigest()
+
+
+# SHA-256 of every column but `bots` of the hands and tricks of 12 hands (seed 20261201, random
+# levels): search-v3 as published; never update them, add a version instead
+DIGESTS = {
+    SMALL: {
+        "standard": "793bca1305dd709d56149be99dac76a113607aec4da2ecec27ab5b4a50f9ae3e",
+        "tournament": "c5522fc4e551f78804a5ab8b5dbc7484fe04d73229754db217e038f81688a7db",
+    },
+    "search-v3:k=8,cands=4,close=31,late=0,early=0,top=7": {
+        "standard": "23f3c622b25123ee2fcdd3486937c58d3383f4ee23917a71d422c9db0999bcfc",
+    },
+}
+
+
+@pytest.mark.parametrize("name, preset", [(n, p) for n in DIGESTS for p in DIGESTS[n]])
+def test_search_v3_plays_as_frozen(name, preset):
+    assert digest(preset, (name, "expert", name, "basic")) == DIGESTS[name][preset]
+
+
+def head_to_head(x: str, y: str, n: int, seed: int):
+    """x's net levels per hand against y over n paired deals, the seats swapped (t interval)."""
+    a = simulate_hands("standard", (x, y, x, y), seed, n, level="random").to_pandas()
+    b = simulate_hands("standard", (y, x, y, x), seed, n, level="random").to_pandas()
+    return stats.mean_t(pair_outcome(x, y, a, b).net)
+
+
+def cpu_hands_per_s(name: str, n: int) -> float:
+    return profile_batch("standard", name, 1, n, level="random")["hands_per_s"]
+
+
+# target (a)'s speed: 10x measured over many hands (docs/bots.md); the 24 hands CI can afford
+# spread widely on a shared machine, so the gate is lower
+RATIO_A = 6
+
+
+@pytest.mark.slow
+def test_target_a_as_strong_as_search_k32_at_a_tenth_of_its_cost():
+    """Issue 14 target (a), sized to CI: 400 paired deals (seats swapped, seed 2037) of
+    search-v3 against search:k=32: the 95% interval must reach inside +-0.03 (not clearly
+    weaker, nor clearly stronger: the figure over 3,000 deals is in docs/bots.md), and its
+    hands/s with all four seats playing it, on the same 24 hands in this run, at least RATIO_A
+    times search:k=32's. About 90 s of CPU on one core."""
+    x, y = "search-v3", "search:k=32"
+    net = head_to_head(x, y, 400, 2037)
+    t0 = time.process_time()
+    old, new = cpu_hands_per_s(y, 24), cpu_hands_per_s(x, 24)
+    print(
+        f"{x} vs {y}: {net.estimate:+.3f} [{net.lo:+.3f}, {net.hi:+.3f}]; "
+        f"hands/s {new:.2f} vs {old:.2f} ({new / old:.1f}x, {time.process_time() - t0:.0f} s)"
+    )
+    assert net.hi > -0.03 and net.lo < 0.03, net
+    assert new / old >= RATIO_A, (new, old)
+
+
+def test_ladder_and_sim_take_it(tmp_path, capsys):
+    """run.json records the resolved name, the race's parameters included; the ladder caps it
+    by its base name."""
+    assert cli.main(["sim", "-n", "2", "--out", str(tmp_path / "s"), "--bots", SMALL]) == 0
+    run = json.loads((tmp_path / "s" / "run.json").read_text())
+    assert run["bots"][0] == B.resolve_bot(SMALL) and ",close=10," in run["bots"][0]
+    lineup = "expert,search-v3:k=2,cands=2"
+    code = cli.main(
+        [
+            "ladder",
+            "--bots",
+            lineup,
+            "-n",
+            "3",
+            "--out",
+            str(tmp_path / "l"),
+            "--max-deals",
+            "search-v3=2",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "search-v3's pairs the first 2" in out, out
