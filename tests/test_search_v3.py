@@ -138,7 +138,7 @@ def test_the_world_dealer_deals_what_world_from_game_deals():
         fresh = tables()
     finally:
         _guided_search._tune(**was)
-    assert all(a.equals(b) for a, b in zip(fresh, tables()))
+    assert all(a.equals(b) for a, b in zip(fresh, tables(), strict=True))
 
 
 def digest(preset: str, lineup) -> str:
