@@ -30,6 +30,7 @@ def test_bots_tuple():
         "learned-v1",
         "search",
         "search-v2",
+        "search-v3",
     )
 
 

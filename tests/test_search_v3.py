@@ -24,10 +24,10 @@ SMALL = "search-v3:k=8,cands=4"
 
 def test_names_resolve_and_carry_their_version():
     assert B.resolve_bot("search-v3") == (
-        "search-v3:k=64,cands=8,base=expert-v3,close=10,late=10,early=5,top=3"
+        "search-v3:k=64,cands=8,base=expert-v3,close=10,late=10,early=5,top=3,bury=0"
     )
     assert B.resolve_bot(" Search-V3:top=7, k=512,close=20 ") == (
-        "search-v3:k=512,cands=8,base=expert-v3,close=20,late=10,early=5,top=7"
+        "search-v3:k=512,cands=8,base=expert-v3,close=20,late=10,early=5,top=7,bury=0"
     )
     spec = B.bot_spec(B.resolve_bot("search-v3:k=5,cands=3"))
     assert spec[1] == 5 and spec[2] & 0xFFF == 3 | 2 << _search.V2_SHIFT_
@@ -62,7 +62,10 @@ def test_the_c_search_reads_the_parameters_of_the_name(name):
         ("search-v3:top=0", "top must be an integer in 1..7"),
         ("search-v3:k=4097", "k must be an integer in 1..4096"),
         ("search-v3:late=-1", "late must be an integer in 0..31"),
-        ("search-v3:depth=2", "parameters are k=, cands=, base=, close=, late=, early=, top="),
+        (
+            "search-v3:depth=2",
+            "parameters are k=, cands=, base=, close=, late=, early=, top=, bury=",
+        ),
         ("search-v2:close=5", "parameters are k=, cands=, base="),
         ("search-v3:base=search-v3", "base must be a built-in bot other than search"),
     ],

@@ -280,6 +280,16 @@ cdef struct game_t:
 ctypedef hand_t (*search_fn)(game_t* g, int seat) noexcept nogil
 cdef void set_search_hook(search_fn f) noexcept nogil
 cdef bint search_ready() noexcept nogil
+# The hook registered now (fastsheng._bury_search's play-off knob wraps it and puts it back).
+cdef search_fn current_search_hook() noexcept nogil
+
+# The searched burial (fastsheng._bury_search registers it the same way): the 8 cards `seat`
+# buries (the game stopped in run_bury, or a step decision DEC_BURY). A searching seat uses it
+# only when its search_cands carries BURY_FLAG (above the search's version bits 8-11).
+cdef enum:
+    BURY_FLAG = 1 << 12
+ctypedef hand_t (*bury_search_fn)(game_t* g, int seat) noexcept nogil
+cdef void set_bury_hook(bury_search_fn f) noexcept nogil
 
 
 # The shows the rules allow `seat` now, into g.opts / g.opt_acts (how many); the deal features

@@ -76,8 +76,25 @@ cdef bint search_ready() noexcept nogil:
     return search_hook != NULL
 
 
+cdef search_fn current_search_hook() noexcept nogil:
+    return search_hook
+
+
 cdef inline bint searches(game_t* g, int seat) noexcept nogil:
     return g.b.search_k[seat] > 0 and search_hook != NULL
+
+
+# The searched burial (fastsheng._bury_search), registered the same way.
+cdef bury_search_fn bury_hook = NULL
+
+
+cdef void set_bury_hook(bury_search_fn f) noexcept nogil:
+    global bury_hook
+    bury_hook = f
+
+
+cdef inline bint searches_bury(game_t* g, int seat) noexcept nogil:
+    return g.b.search_k[seat] > 0 and g.b.search_cands[seat] & BURY_FLAG and bury_hook != NULL
 
 
 # ---------------------------------------------------------------------------------------------
@@ -418,6 +435,8 @@ cdef int run_bury(game_t* g) noexcept nogil:
         return 1
     if is_external(g, seat):
         b = g.dec_cards
+    elif searches_bury(g, seat):
+        b = bury_hook(g, seat)
     else:
         b = bot_bury(t, seat, full)
     if hand_count(b) != 8 or not hand_contains(full, b):
@@ -837,6 +856,8 @@ cdef void bot_decide(game_t* g, int bot, int k, int cands) noexcept nogil:
         dealt = hand_count(t.hands[seat]) if g.phase == PH_DEAL else 25
         g.dec_choice = bot_declare(t, seat, g.opts, g.nopt, dealt, standing_of(g),
                                    1 if g.phase == PH_CHAODI else 0)
+    elif g.pend_kind == DEC_BURY and searches_bury(g, seat):
+        g.dec_cards = bury_hook(g, seat)
     elif g.pend_kind == DEC_BURY:
         g.dec_cards = bot_bury(t, seat, hand_union(t.hands[seat], g.kitty))
     elif g.pend_kind == DEC_LEAD:
@@ -1106,6 +1127,8 @@ def _run(plan, hands, matches, tricks, codes, trace, trace_at):
     for i in range(4):
         if b.search_k[i] > 0 and search_hook == NULL:
             raise RuntimeError("the search bot needs fastsheng._search imported")
+        if b.search_k[i] > 0 and b.search_cands[i] & BURY_FLAG and bury_hook == NULL:
+            raise RuntimeError("the burial search needs fastsheng._bury_search imported")
     for i in range(4):
         rng.s[i] = p.state[i]
     global _pending_signal

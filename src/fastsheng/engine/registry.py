@@ -75,7 +75,18 @@ GUIDED_SEARCH = {"search-v3": "learned-v1"}
 # search-v3's races (docs/bots.md "search-v3"): a decision is raced when a challenger's predicted
 # gain is within `close` hundredths of a net level of the reference's, and always from trick
 # `late`, never before trick `early`; the best `top` challengers race
-GUIDED_DEFAULTS = {**SEARCH_DEFAULTS, "k": 64, "close": 10, "late": 10, "early": 5, "top": 3}
+# `bury` = 1: the burial searched too (fastsheng._bury_search, docs/bots.md "search-v3: the
+# burial"), flagged by bit 12 of the candidates word (BURY_FLAG); 0 by default: it wins about
+# +0.009 net levels/hand but halves search-v3's hands/s (target (a) is 10x search:k=32's)
+GUIDED_DEFAULTS = {
+    **SEARCH_DEFAULTS,
+    "k": 64,
+    "close": 10,
+    "late": 10,
+    "early": 5,
+    "top": 3,
+    "bury": 0,
+}
 GUIDED_BOUNDS = {
     "k": (1, 4096),
     "cands": (1, 32),
@@ -83,11 +94,13 @@ GUIDED_BOUNDS = {
     "late": (0, 31),
     "early": (0, 31),
     "top": (1, 7),
+    "bury": (0, 1),
 }
 # where each of search-v3's parameters rides in the C search's candidates word (bits 0-7 the
 # candidates, 8-11 the version, 12 reserved): field -> (shift, width); fastsheng._guided_search
 # reads the same layout
 GUIDED_BITS = {"close": (13, 5), "late": (18, 5), "early": (23, 5), "top": (28, 3)}
+BURY_FLAG = 1 << 12  # fastsheng._game.BURY_FLAG
 _FAMILY_PARAMS = {
     SEARCH: (SEARCH_DEFAULTS, SEARCH_BOUNDS),
     "search-v2": (SEARCH_DEFAULTS, SEARCH_BOUNDS),
@@ -271,6 +284,10 @@ def bot_spec(resolved: str) -> tuple[int, int, int]:
             for field, (shift, _) in GUIDED_BITS.items():
                 cands |= int(fields[field]) << shift
             _load_guided(GUIDED_SEARCH[fam])
+            if fields.get("bury") == "1":
+                from fastsheng import _bury_search  # noqa: F401  (registers the burial hook)
+
+                cands |= BURY_FLAG
         return BOT_INDEX[fields["base"]], int(fields["k"]), cands
     if resolved in LEARNED_MODELS:
         _load_learned(resolved)

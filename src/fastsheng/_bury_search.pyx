@@ -1,0 +1,329 @@
+# cython: language_level=3
+"""The burial searched (`search-v3`'s `bury=1`, docs/bots.md), in C without the GIL.
+
+The burier (the dealer, or a 炒底 caller) compares a few candidate burials: its base bot's own
+(the very bot_bury call the game makes without the search) first, then basic-v1's and
+expert-v1's, then the base burial with one card swapped for one it keeps, by named rules and
+then at random (bot stream). Every candidate is played out in the same k worlds consistent with
+what the burier knows (fastsheng._worlds.world_from_game: the other three hands redealt, its own
+25 cards and the kitty known), the rest of the hand played by the base bot at all four seats
+with the same bot stream per world (common random numbers), and scored by fastsheng._search's
+outcome (net levels x 40, then points). A candidate replaces the base burial only when its mean
+gain over it clears Z standard errors of the paired differences: the gate that keeps the play
+search from losing to its base. The calls stay the base bot's.
+
+fastsheng._game calls `bury_decide` through the hook this module registers when imported, for
+a searching seat whose search_cands carries BURY_FLAG.
+"""
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__POPCNT__)
+    #pragma GCC target("popcnt")
+    #endif
+    """
+
+from libc.string cimport memcpy
+
+from fastsheng._bitboard cimport (
+    hand_add_card, hand_count, hand_empty, hand_mask, hand_minus, hand_remove_card, hand_t,
+    hand_union, lsb, points_of, popcount, u64,
+)
+from fastsheng._bots cimport BOT_BASIC, BOT_EXPERT1, bot_bury, bot_follow, bot_lead
+from fastsheng._core cimport TRUMP, ctx_t
+from fastsheng._game cimport (
+    BURY_FLAG, DEC_BURY, PH_LEAD, batch_t, bury_search_fn, current_search_hook, game_t,
+    hand_row_t, search_fn, set_bury_hook, set_search_hook,
+)
+from fastsheng._rng cimport rng_below
+from fastsheng._search cimport MAX_CANDS, outcome, playout
+from fastsheng._table cimport table_t
+from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
+
+cdef enum:
+    WORLD_TRIES = 64         # rejection tries per world before the constrained fallback
+    NRANDOM_TRIES = 64       # random swaps drawn before giving up on filling the candidates
+
+# the knobs (fixed for the published search-v3; _bury_tune changes them for screens only)
+# worlds per burial = the name's k x B_KMUL, at most B_MAXW: a burial is one decision a hand,
+# 128 worlds gained more than 32 or 64 and 256 no more (docs/bots.md's screen); they cost about
+# 18 ms a burial
+cdef int B_KMUL = 4
+cdef int B_MAXW = 128
+cdef int B_RULES = 1         # 0: no named swaps (only the bots' burials and random swaps)
+cdef int B_PLAY = 1          # 0: the seat's leads and follows are its base bot's (analysis)
+cdef double B_Z = 1.0        # the gate, in standard errors (the play search's)
+
+# analysis counters (never read by the play): burials searched, replaced, by candidate index
+cdef long long B_NDEC = 0, B_NDEV = 0, B_NPLAY = 0
+cdef long long B_BEST[MAX_CANDS]
+
+
+cdef inline bint same(hand_t a, hand_t b) noexcept nogil:
+    return a.one == b.one and a.two == b.two
+
+
+cdef inline int add_distinct(hand_t* out, int n, hand_t h) noexcept nogil:
+    """Append h unless it is not a burial of 8 or is already there; the new count."""
+    cdef int i
+    if hand_count(h) != 8:
+        return n
+    for i in range(n):
+        if same(out[i], h):
+            return n
+    out[n] = h
+    return n + 1
+
+
+cdef inline hand_t swap(hand_t buried, int out_code, int in_code) noexcept nogil:
+    """The burial with out_code taken back into the hand and in_code buried instead."""
+    return hand_add_card(hand_remove_card(buried, out_code), in_code)
+
+
+cdef inline int card_points(int code) noexcept nogil:
+    return points_of(hand_add_card(hand_empty(), code))
+
+
+cdef int pick(const table_t* t, u64 bits, int want_high) noexcept nogil:
+    """The code of `bits` the bots value most (want_high) or least (t.kv); -1 if none."""
+    cdef int code, best = -1
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        if best < 0 or (t.kv[code] > t.kv[best] if want_high else t.kv[code] < t.kv[best]):
+            best = code
+    return best
+
+
+cdef int rule_swaps(const table_t* t, hand_t full, hand_t base, hand_t* out, int n,
+                    int want) noexcept nogil:
+    """The base burial with one card swapped by rules a player weighs when burying."""
+    cdef const ctx_t* c = &t.ctx
+    cdef hand_t kept = hand_minus(full, base), ke
+    cdef u64 side = ~c.suit_bb[TRUMP], pts_bits = 0, nopts_bits = 0, loose
+    cdef int code, e, take, give, shortest = -1, slen = 99, cnt
+    cdef u64 bits = full.one
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        if card_points(code):
+            pts_bits |= (<u64>1) << code
+        else:
+            nopts_bits |= (<u64>1) << code
+    # points in: a kept side 5/10/K that is not part of a pair (the one the defenders catch
+    # when its suit is led) buried instead of the buried non-point card worth most to keep
+    # (docs/bots.md: expert-v2 measured points buried with 10+ trumps as a gain)
+    loose = kept.one & ~kept.two & side & pts_bits
+    give = pick(t, loose, 0)
+    take = pick(t, base.one & nopts_bits, 1)
+    if n < want and give >= 0 and take >= 0:
+        n = add_distinct(out, n, swap(base, take, give))
+    # points out: the buried card with the most points taken back, the kept side single worth
+    # least buried instead (a captured kitty counts its points twice or more)
+    take = -1
+    bits = base.one & pts_bits
+    while bits:
+        code = lsb(bits)
+        bits &= bits - 1
+        if take < 0 or card_points(code) > card_points(take) or (
+                card_points(code) == card_points(take) and t.kv[code] > t.kv[take]):
+            take = code
+    give = pick(t, kept.one & ~kept.two & side & nopts_bits, 0)
+    if n < want and give >= 0 and take >= 0:
+        n = add_distinct(out, n, swap(base, take, give))
+    # a void: the last kept card of the shortest side suit buried, the buried card worth most
+    # to keep taken back (a void lets the burier ruff that suit)
+    for e in range(4):
+        ke = hand_mask(kept, c.suit_bb[e])
+        cnt = hand_count(ke)
+        if cnt == 1 and cnt < slen:
+            slen = cnt
+            shortest = lsb(ke.one)
+    take = pick(t, base.one & side, 1)
+    if n < want and shortest >= 0 and take >= 0 and c.eff[take] != c.eff[shortest]:
+        n = add_distinct(out, n, swap(base, take, shortest))
+    # a low trump buried for the buried side card worth most to keep (a long side suit kept)
+    give = pick(t, kept.one & ~kept.two & c.suit_bb[TRUMP] & nopts_bits, 0)
+    if n < want and give >= 0 and take >= 0:
+        n = add_distinct(out, n, swap(base, take, give))
+    return n
+
+
+cdef int bury_candidates(game_t* g, int seat, hand_t* out, int want) noexcept nogil:
+    """The base bot's burial first, basic-v1's and expert-v1's, the rule swaps, then random
+    one-card swaps of the base burial (bot stream); at most `want`, returns how many."""
+    cdef table_t* t = &g.t
+    cdef hand_t full = hand_union(t.hands[seat], g.kitty), base, kept
+    cdef int bot = t.bots[seat], n = 0, tries, take, give, nb, nk
+    base = bot_bury(t, seat, full)
+    n = add_distinct(out, n, base)
+    if n == 0:
+        return 0
+    t.bots[seat] = BOT_BASIC
+    if n < want:
+        n = add_distinct(out, n, bot_bury(t, seat, full))
+    t.bots[seat] = BOT_EXPERT1
+    if n < want:
+        n = add_distinct(out, n, bot_bury(t, seat, full))
+    t.bots[seat] = bot
+    if B_RULES:
+        n = rule_swaps(t, full, base, out, n, want)
+    kept = hand_minus(full, base)
+    nb = popcount(base.one)         # distinct codes: a swap moves one copy
+    nk = popcount(kept.one)
+    tries = 0
+    while n < want and tries < NRANDOM_TRIES and nb and nk:
+        tries += 1
+        take = nth_code(base.one, rng_below(t.rng, nb))
+        give = nth_code(kept.one, rng_below(t.rng, nk))
+        if take != give:
+            n = add_distinct(out, n, swap(base, take, give))
+    return n
+
+
+cdef inline int nth_code(u64 bits, int i) noexcept nogil:
+    """The i-th set bit's code (0-based, lowest first)."""
+    while i > 0:
+        bits &= bits - 1
+        i -= 1
+    return lsb(bits)
+
+
+cdef hand_t bury_decide(game_t* g, int seat) noexcept nogil:
+    """The searching seat's burial (the game stopped in run_bury, or a step DEC_BURY)."""
+    global B_NDEC, B_NDEV, B_NPLAY
+    cdef hand_t cands[MAX_CANDS]
+    cdef double sum_d[MAX_CANDS]
+    cdef double sum_d2[MAX_CANDS]
+    cdef game_t world, play
+    cdef batch_t pb
+    cdef hand_row_t prow
+    cdef long long base_x, x
+    cdef int k = g.b.search_k[seat] * B_KMUL, want = g.b.search_cands[seat] & 0xFF
+    cdef int n, i, w, best = 0, pend_kind = g.pend_kind, pend_seat = g.pend_seat
+    cdef double mean, var, best_mean = 0.0
+    cdef void* maker
+    if want > MAX_CANDS:
+        want = MAX_CANDS
+    if want < 1:
+        want = 1
+    n = bury_candidates(g, seat, cands, want)
+    if n == 0:
+        return hand_empty()     # no burial of 8 at all: the game loop reports and repairs it
+    if k > B_MAXW:
+        k = B_MAXW
+    B_NDEC += 1
+    if n == 1 or k < 2:
+        return cands[0]
+    memcpy(&pb, g.b, sizeof(batch_t))
+    pb.tricks = NULL
+    pb.trace = NULL
+    pb.trace_cap = 0
+    pb.profile = 0
+    pb.errors = 0
+    for i in range(4):
+        pb.search_k[i] = 0
+    for i in range(n):
+        sum_d[i] = 0
+        sum_d2[i] = 0
+    # the worlds are the burier's: it knows the kitty (fastsheng._worlds.kitty_known reads the
+    # pending decision, which the simulator's own loop does not set)
+    g.pend_kind = DEC_BURY
+    g.pend_seat = seat
+    # one world dealer for the k worlds (the public state's setup done once): the very worlds
+    # world_from_game deals from the same stream
+    maker = worlds_open(g, seat)
+    for w in range(k):
+        if maker != NULL:
+            worlds_draw(maker, &world, g.t.rng, WORLD_TRIES)
+        else:
+            world_from_game(g, &world, seat, g.t.rng, WORLD_TRIES)
+        playout(&world, &play, &pb, &prow, seat, cands[0])
+        base_x = outcome(&play, &prow, seat)
+        for i in range(1, n):
+            playout(&world, &play, &pb, &prow, seat, cands[i])
+            x = outcome(&play, &prow, seat) - base_x
+            sum_d[i] += x
+            sum_d2[i] += <double>x * x
+    worlds_close(maker)
+    B_NPLAY += <long long>k * n
+    g.pend_kind = pend_kind
+    g.pend_seat = pend_seat
+    g.b.errors += pb.errors
+    for i in range(1, n):
+        mean = sum_d[i] / k
+        var = (sum_d2[i] / k - mean * mean) * k / (k - 1)
+        if mean > best_mean and mean * mean * k > B_Z * B_Z * var:
+            best_mean = mean
+            best = i
+    B_BEST[best] += 1
+    B_NDEV += best != 0
+    return cands[best]
+
+
+# the search hook the play-off knob wrapped (put back when the play is on again)
+cdef search_fn WRAPPED = NULL
+
+
+cdef hand_t play_base_or_search(game_t* g, int seat) noexcept nogil:
+    """With B_PLAY = 0, a burial-searching seat leads and follows as its base bot (as the game
+    loop would, throw estimate included); every other seat searches as always."""
+    cdef table_t* t = &g.t
+    cdef hand_t out
+    if B_PLAY or not g.b.search_cands[seat] & BURY_FLAG:
+        return WRAPPED(g, seat)
+    if g.phase == PH_LEAD:
+        out = bot_lead(t, seat)
+        g.row.throw_risk += <float>t.lead_risk
+        return out
+    return bot_follow(t, seat, &g.tr)
+
+
+set_bury_hook(<bury_search_fn>bury_decide)
+
+
+# ---------------------------------------------------------------------------------------------
+# The Python face (fastsheng.engine.registry validates the names)
+
+BURY_FLAG_ = BURY_FLAG
+
+
+def _bury_tune(kmul=None, maxw=None, rules=None, play=None, z=None):
+    """Screening only (analysis/bury_search.py): set knobs of the burial search in this process
+    (the published search-v3 plays with the defaults). play=0: a `bury=1` seat leads and follows
+    as its base bot, so the burial's own effect is measured. Returns every knob as it was, so
+    ``_bury_tune(**old)`` restores them."""
+    global B_KMUL, B_MAXW, B_RULES, B_PLAY, B_Z, WRAPPED
+    was = dict(kmul=B_KMUL, maxw=B_MAXW, rules=B_RULES, play=B_PLAY, z=B_Z)
+    if kmul is not None:
+        B_KMUL = kmul
+    if maxw is not None:
+        B_MAXW = maxw
+    if rules is not None:
+        B_RULES = rules
+    if z is not None:
+        B_Z = z
+    if play is not None and play != B_PLAY:
+        B_PLAY = play
+        # the wrapper only while the play search is off; the searches register their hooks
+        # when imported, so import them all before wrapping the one in force
+        from fastsheng import _guided_search, _search  # noqa: F401
+        if not B_PLAY:
+            WRAPPED = current_search_hook()
+            set_search_hook(<search_fn>play_base_or_search)
+        else:
+            set_search_hook(WRAPPED)
+            WRAPPED = NULL
+    return was
+
+
+def _bury_counts(reset=False):
+    """Screening only: (burials searched, replaced, playouts, how often each candidate won)."""
+    global B_NDEC, B_NDEV, B_NPLAY
+    out = dict(decisions=B_NDEC, deviations=B_NDEV, playouts=B_NPLAY,
+               best=[B_BEST[i] for i in range(MAX_CANDS)])
+    if reset:
+        B_NDEC = B_NDEV = B_NPLAY = 0
+        for i in range(MAX_CANDS):
+            B_BEST[i] = 0
+    return out
