@@ -34,9 +34,13 @@ DEALS = {
     "learned-v1": (20_000, 2_000),
     "search:k=8": (1_000, 40),
     "search-v2": (1_000, 24),
+    "search-v3": (1_000, 48),
+    "search-v3:k=1024,close=31,early=0,top=7,bury=1": (1_000, 12),
     "search:k=32": (1_000, 16),
     "search:k=128": (300, 8),
 }
+# long names shortened on the plot
+SHORT = {"search-v3:k=1024,close=31,early=0,top=7,bury=1": "search-v3:k=1024,..."}
 BASELINE = "expert-v1"
 OUT = Path(__file__).resolve().parents[1] / "docs" / "frontier.png"
 
@@ -58,7 +62,7 @@ def plot(points: list[dict], path: Path) -> None:
         err = [[p["net"] - p["net_lo"]], [p["net_hi"] - p["net"]]]
         ax.errorbar(p["hands_per_s"], p["net"], yerr=err, fmt="o", capsize=4)
         ax.annotate(
-            p["bot"],
+            SHORT.get(p["bot"], p["bot"]),
             (p["hands_per_s"], p["net"]),
             textcoords="offset points",
             xytext=(6, 4),
