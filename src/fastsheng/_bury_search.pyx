@@ -23,7 +23,6 @@ cdef extern from *:
     #endif
     """
 
-from libc.string cimport memcpy
 
 from fastsheng._bitboard cimport (
     hand_add_card, hand_count, hand_empty, hand_mask, hand_minus, hand_remove_card, hand_t,
@@ -36,7 +35,7 @@ from fastsheng._game cimport (
     hand_row_t, search_fn, set_bury_hook, set_search_hook,
 )
 from fastsheng._rng cimport rng_below
-from fastsheng._search cimport MAX_CANDS, outcome, playout
+from fastsheng._search cimport MAX_CANDS, outcome, playout, scratch_batch
 from fastsheng._table cimport table_t
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
@@ -215,14 +214,7 @@ cdef hand_t bury_decide(game_t* g, int seat) noexcept nogil:
     B_NDEC += 1
     if n == 1 or k < 2:
         return cands[0]
-    memcpy(&pb, g.b, sizeof(batch_t))
-    pb.tricks = NULL
-    pb.trace = NULL
-    pb.trace_cap = 0
-    pb.profile = 0
-    pb.errors = 0
-    for i in range(4):
-        pb.search_k[i] = 0
+    scratch_batch(g.b, &pb)
     for i in range(n):
         sum_d[i] = 0
         sum_d2[i] = 0

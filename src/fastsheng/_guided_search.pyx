@@ -26,13 +26,12 @@ cdef extern from *:
     #endif
     """
 
-from libc.math cimport sqrt
-from libc.string cimport memcpy
-
 from fastsheng._bitboard cimport hand_empty, hand_t
 from fastsheng._game cimport batch_t, game_t, hand_row_t, search_fn, set_search_hook
 from fastsheng._learned cimport model_margin, predict_gains
-from fastsheng._search cimport MAX_CANDS, candidates, outcome, playout, search_any
+from fastsheng._search cimport (
+    MAX_CANDS, candidates, outcome, playout, scratch_batch, search_any,
+)
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
 cdef enum:
@@ -138,14 +137,7 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k) noexcept n
     cdef double var, mean
     # the public state's setup once for all the race's worlds (the same worlds, far cheaper)
     cdef void* maker = worlds_open(g, seat) if MAKER else NULL
-    memcpy(&pb, g.b, sizeof(batch_t))
-    pb.tricks = NULL
-    pb.trace = NULL
-    pb.trace_cap = 0
-    pb.profile = 0
-    pb.errors = 0
-    for i in range(4):
-        pb.search_k[i] = 0
+    scratch_batch(g.b, &pb)
     alive[0] = 0
     for i in range(1, n):
         alive[i] = 1

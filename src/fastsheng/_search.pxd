@@ -2,6 +2,8 @@
 # them (fastsheng._labels records it as training labels, fastsheng._learned plays from the same
 # candidates).
 
+from libc.string cimport memcpy
+
 from fastsheng._bitboard cimport hand_t
 from fastsheng._game cimport batch_t, game_t, hand_row_t
 
@@ -26,3 +28,18 @@ cdef void playout(const game_t* world, game_t* play, batch_t* pb, hand_row_t* pr
 # The search's decision for the seat's pending lead or follow, by the version in the high bits
 # of search_cands (0: `search`, 1: `search-v2`); what fastsheng._game's search hook calls.
 cdef hand_t search_any(game_t* g, int seat) noexcept nogil
+
+
+# The scratch batch of a decision's playouts: the game's batch (its rules and bots) with no
+# tracing, no profile, no errors counted yet and no seat searching (the playouts play the base
+# bot at every seat).
+cdef inline void scratch_batch(const batch_t* src, batch_t* pb) noexcept nogil:
+    cdef int i
+    memcpy(pb, src, sizeof(batch_t))
+    pb.tricks = NULL
+    pb.trace = NULL
+    pb.trace_cap = 0
+    pb.profile = 0
+    pb.errors = 0
+    for i in range(4):
+        pb.search_k[i] = 0

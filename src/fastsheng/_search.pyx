@@ -204,14 +204,7 @@ cdef void evaluate(game_t* g, int seat, const hand_t* cands, int n, int k, int c
     cdef batch_t pb
     cdef hand_row_t prow
     cdef int w, i
-    memcpy(&pb, g.b, sizeof(batch_t))
-    pb.tricks = NULL
-    pb.trace = NULL
-    pb.trace_cap = 0
-    pb.profile = 0
-    pb.errors = 0
-    for i in range(4):
-        pb.search_k[i] = 0
+    scratch_batch(g.b, &pb)
     for i in range(n):
         sum_x[i] = 0
         sum_d[i] = 0
@@ -359,14 +352,7 @@ cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
             return cands[0]
     elif g.t.tricks_done >= V2_LATE:
         k = k * V2_LATE_MUL
-    memcpy(&pb, g.b, sizeof(batch_t))
-    pb.tricks = NULL
-    pb.trace = NULL
-    pb.trace_cap = 0
-    pb.profile = 0
-    pb.errors = 0
-    for i in range(4):
-        pb.search_k[i] = 0
+    scratch_batch(g.b, &pb)
     alive[0] = 0
     for i in range(1, n):
         alive[i] = 1
