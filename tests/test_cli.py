@@ -264,6 +264,15 @@ def test_user_mistakes_are_one_line_errors(args, words, capsys, fake_engine, tmp
     assert not (tmp_path / "x").exists()
 
 
+def test_an_output_folder_that_cannot_be_made_is_named(capsys, fake_engine, tmp_path):
+    """A path under a regular file: the error names the path and the reason in one line, not
+    Python's "[Errno 20] ..."."""
+    (tmp_path / "afile").write_text("")
+    code, _, stderr = run_cli(capsys, "sim", "-n", "10", "--out", str(tmp_path / "afile" / "x"))
+    assert_one_line_error(code, stderr, "cannot use", str(tmp_path / "afile"), "Not a directory")
+    assert "Errno" not in stderr
+
+
 def test_resume_needs_a_folder(capsys, fake_engine):
     code, _, stderr = run_cli(capsys, "sim", "-n", "10", "--resume")
     assert_one_line_error(code, stderr, "--resume needs --out")

@@ -53,6 +53,9 @@ def _usage(exc) -> tuple[int, str]:
 
 
 def _mistake(exc: BaseException) -> tuple[int, str]:
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        # the path and the reason, not Python's "[Errno 20] ..." (a folder that cannot be made)
+        return EXIT_USAGE, _one_line(f"cannot use {exc.filename}: {exc.strerror}")
     return EXIT_USAGE, _one_line(str(exc) or type(exc).__name__)
 
 
