@@ -247,6 +247,33 @@ def test_a_world_tells_its_own_deal_not_the_real_one():
         assert impossible(w) == []  # at the end: result()'s dealt columns are the world's
 
 
+def test_while_dealing_the_undealt_cards_come_in_a_random_order():
+    """A world sampled while cards are still being dealt deals its undealt cards in a random
+    order: each hidden card is as likely to be in the kitty as anywhere else (they once came
+    out in code order, so every world's kitty held the highest hidden cards)."""
+    g = Game("standard", seed=11, hand_id=1, level="random")
+    while g.phase == "declare" and len(g.hand(g.to_act)) < 10:
+        g.apply(g.bot_action("expert"))
+    assert g.phase == "declare"
+    seat = g.to_act
+    mine = g.hand(seat)
+    deck = [e for e in g.trace() if e["type"] == "deal"][-1]["deck"]
+    hidden = sorted(deck)
+    for c in mine:
+        hidden.remove(c)
+    rng = np.random.default_rng(5)
+    kitty_means, firsts = [], Counter()
+    for _ in range(400):
+        w = g.sample_world(seat, rng)
+        wdeck = [e for e in w.trace() if e["type"] == "deal"][-1]["deck"]
+        kitty_means.append(np.mean(wdeck[100:]))
+        firsts[wdeck[99]] += 1
+    # the kitty's mean code: the hidden cards' mean, within 4 standard errors
+    sd = np.std(hidden) / math.sqrt(8)
+    assert abs(np.mean(kitty_means) - np.mean(hidden)) < 4 * sd / math.sqrt(400)
+    assert len(firsts) > 20  # the last dealt card varies across worlds
+
+
 # ---------------------------------------------------------------------------------------------
 # Worlds against exact enumeration
 

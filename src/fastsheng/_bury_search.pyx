@@ -258,11 +258,11 @@ cdef search_fn WRAPPED = NULL
 
 
 cdef hand_t play_base_or_search(game_t* g, int seat) noexcept nogil:
-    """With B_PLAY = 0, a burial-searching seat leads and follows as its base bot (as the game
-    loop would, throw estimate included); every other seat searches as always."""
+    """With B_PLAY = 0, a burial- or call-searching seat leads and follows as its base bot (as
+    the game loop would, throw estimate included); every other seat searches as always."""
     cdef table_t* t = &g.t
     cdef hand_t out
-    if B_PLAY or not g.b.search_cands[seat] & BURY_FLAG:
+    if B_PLAY or not (g.b.search_cands[seat] & BURY_FLAG or g.b.search_cands[seat] < 0):
         return WRAPPED(g, seat)
     if g.phase == PH_LEAD:
         out = bot_lead(t, seat)

@@ -291,6 +291,13 @@ cdef enum:
 ctypedef hand_t (*bury_search_fn)(game_t* g, int seat) noexcept nogil
 cdef void set_bury_hook(bury_search_fn f) noexcept nogil
 
+# The searched calls (fastsheng._call_search registers it the same way): `seat`'s answer to the
+# prepared question (an index into g.opts[0..g.nopt), or -1: pass), with `dealt` cards in hand,
+# after_burial 1 for a 炒底. A searching seat uses it only when its search_cands carries the call
+# flag: the sign bit (bit 31, above search-v3's race parameters in bits 13-30).
+ctypedef int (*call_search_fn)(game_t* g, int seat, int dealt, int after_burial) noexcept nogil
+cdef void set_call_hook(call_search_fn f) noexcept nogil
+
 
 # The shows the rules allow `seat` now, into g.opts / g.opt_acts (how many); the deal features
 # of the hands as dealt (g.dealt) into a row. fastsheng._worlds rebuilds a world's with them.

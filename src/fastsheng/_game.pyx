@@ -97,6 +97,20 @@ cdef inline bint searches_bury(game_t* g, int seat) noexcept nogil:
     return g.b.search_k[seat] > 0 and g.b.search_cands[seat] & BURY_FLAG and bury_hook != NULL
 
 
+# The searched calls (fastsheng._call_search), registered the same way; the flag is the sign
+# bit of the seat's candidates word.
+cdef call_search_fn call_hook = NULL
+
+
+cdef void set_call_hook(call_search_fn f) noexcept nogil:
+    global call_hook
+    call_hook = f
+
+
+cdef inline bint searches_calls(game_t* g, int seat) noexcept nogil:
+    return g.b.search_k[seat] > 0 and g.b.search_cands[seat] < 0 and call_hook != NULL
+
+
 # ---------------------------------------------------------------------------------------------
 # Trace
 
@@ -200,6 +214,8 @@ cdef int declare_choice(game_t* g, int seat, int dealt, int after_burial) noexce
     """The prepared question's answer: supplied from outside, or the seat's C bot's."""
     if is_external(g, seat):
         return g.dec_choice
+    if searches_calls(g, seat):
+        return call_hook(g, seat, dealt, after_burial)
     return bot_declare(&g.t, seat, g.opts, g.nopt, dealt, standing_of(g), after_burial)
 
 
@@ -854,8 +870,11 @@ cdef void bot_decide(game_t* g, int bot, int k, int cands) noexcept nogil:
         g.dec_cards = search_hook(g, seat)
     elif g.pend_kind == DEC_DECLARE:
         dealt = hand_count(t.hands[seat]) if g.phase == PH_DEAL else 25
-        g.dec_choice = bot_declare(t, seat, g.opts, g.nopt, dealt, standing_of(g),
-                                   1 if g.phase == PH_CHAODI else 0)
+        if searches_calls(g, seat):
+            g.dec_choice = call_hook(g, seat, dealt, 1 if g.phase == PH_CHAODI else 0)
+        else:
+            g.dec_choice = bot_declare(t, seat, g.opts, g.nopt, dealt, standing_of(g),
+                                       1 if g.phase == PH_CHAODI else 0)
     elif g.pend_kind == DEC_BURY and searches_bury(g, seat):
         g.dec_cards = bury_hook(g, seat)
     elif g.pend_kind == DEC_BURY:
@@ -1129,6 +1148,8 @@ def _run(plan, hands, matches, tricks, codes, trace, trace_at):
             raise RuntimeError("the search bot needs fastsheng._search imported")
         if b.search_k[i] > 0 and b.search_cands[i] & BURY_FLAG and bury_hook == NULL:
             raise RuntimeError("the burial search needs fastsheng._bury_search imported")
+        if b.search_k[i] > 0 and b.search_cands[i] < 0 and call_hook == NULL:
+            raise RuntimeError("the calls' search needs fastsheng._call_search imported")
     for i in range(4):
         rng.s[i] = p.state[i]
     global _pending_signal

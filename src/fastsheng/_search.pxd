@@ -25,6 +25,9 @@ cdef long long outcome(const game_t* play, const hand_row_t* row, int seat) noex
 # seats, `cand` for the pending decision (pb/prow: a scratch batch and row, no tracing).
 cdef void playout(const game_t* world, game_t* play, batch_t* pb, hand_row_t* prow, int seat,
                   hand_t cand) noexcept nogil
+# The same for a pending call: `choice` an index into the prepared shows (g.opts), -1 pass.
+cdef void playout_call(const game_t* world, game_t* play, batch_t* pb, hand_row_t* prow,
+                       int seat, int choice) noexcept nogil
 # The search's decision for the seat's pending lead or follow, by the version in the high bits
 # of search_cands (0: `search`, 1: `search-v2`); what fastsheng._game's search hook calls.
 cdef hand_t search_any(game_t* g, int seat) noexcept nogil

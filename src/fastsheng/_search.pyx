@@ -166,9 +166,10 @@ cdef int candidates(game_t* g, int seat, hand_t* out, int want) noexcept nogil:
     return n
 
 
-cdef void playout(const game_t* world, game_t* play, batch_t* pb, hand_row_t* prow, int seat,
-                  hand_t cand) noexcept nogil:
-    """Play the world to the end: `cand` for the pending decision, the base bot after."""
+cdef inline void playout_setup(const game_t* world, game_t* play, batch_t* pb, hand_row_t* prow,
+                               int seat) noexcept nogil:
+    """The world copied into `play`: the seat's base bot at all four seats, no tracing, the
+    seat's pending decision to be supplied."""
     cdef int s
     memcpy(play, world, sizeof(game_t))
     play.b = pb
@@ -179,11 +180,30 @@ cdef void playout(const game_t* world, game_t* play, batch_t* pb, hand_row_t* pr
     for s in range(4):
         play.t.bots[s] = world.t.bots[seat]
     play.external = 1 << seat
-    play.dec_cards = cand
     play.dec_ready = 1
+
+
+cdef inline void playout_finish(game_t* play) noexcept nogil:
+    """Play on to the end: the supplied decision, then the base bot everywhere."""
     if game_run(play):
         play.external = 0
         game_run(play)
+
+
+cdef void playout(const game_t* world, game_t* play, batch_t* pb, hand_row_t* prow, int seat,
+                  hand_t cand) noexcept nogil:
+    """Play the world to the end: `cand` for the pending decision, the base bot after."""
+    playout_setup(world, play, pb, prow, seat)
+    play.dec_cards = cand
+    playout_finish(play)
+
+
+cdef void playout_call(const game_t* world, game_t* play, batch_t* pb, hand_row_t* prow,
+                       int seat, int choice) noexcept nogil:
+    """playout for a pending call: `choice` (an index into the prepared shows, -1 pass)."""
+    playout_setup(world, play, pb, prow, seat)
+    play.dec_choice = choice
+    playout_finish(play)
 
 
 cdef long long outcome(const game_t* play, const hand_row_t* row, int seat) noexcept nogil:

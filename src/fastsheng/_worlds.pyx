@@ -45,7 +45,7 @@ from fastsheng._game cimport (
     EV_TRICK, EV_TRUMP, PH_BURY, PH_CLOSE, PH_DEAL, PH_DONE, PH_FOLLOW, PH_LEAD, PH_SETUP,
     ask_prepare, deal_features, game_t, hand_row_t,
 )
-from fastsheng._rng cimport rng_below, rng_next, rng_split, rng_t
+from fastsheng._rng cimport rng_below, rng_next, rng_shuffle_u8, rng_split, rng_t
 
 cdef enum:
     LOC_REST = 3             # the location of unseen undealt / kitty cards
@@ -731,6 +731,10 @@ cdef int deal_draw(setup_t* s, game_t* dst, rng_t* rng, int max_tries) noexcept 
         fallback(pub, s.seat, s.loc_seat, card, allowed, s.slot, s.nslot, where, n, &s.pins,
                  s.nopair, s.h, hands, rng)
     write_deal(pub, dst, s.seat, s.loc_seat, card, where, n)
+    # while dealing, the undealt cards come out of write_deal in code order: in the world they
+    # are dealt in a random order (each seat's next cards and the kitty uniform among them)
+    if pub.phase == PH_DEAL and pub.di < 108:
+        rng_shuffle_u8(rng, &dst.deck[pub.di], 108 - pub.di)
     rng_split(rng, &dst.deal_rng)
     rng_split(rng, &dst.bot_rng)
     return exact

@@ -86,7 +86,13 @@ GUIDED_DEFAULTS = {
     "early": 5,
     "top": 3,
     "bury": 0,
+    "call": 0,
 }
+# `call` = 1: the calls searched too (fastsheng._call_search, docs/bots.md "search-v3: the
+# calls"), flagged by the sign bit of the candidates word (CALL_FLAG). It came after search-v3's
+# names were published, so a resolved name spells it out only when it is 1: every name published
+# before resolves to the very same string.
+LATER_PARAMS = {"search-v3": {"call": 0}}
 GUIDED_BOUNDS = {
     "k": (1, 4096),
     "cands": (1, 32),
@@ -95,12 +101,14 @@ GUIDED_BOUNDS = {
     "early": (0, 31),
     "top": (1, 7),
     "bury": (0, 1),
+    "call": (0, 1),
 }
 # where each of search-v3's parameters rides in the C search's candidates word (bits 0-7 the
 # candidates, 8-11 the version, 12 reserved): field -> (shift, width); fastsheng._guided_search
 # reads the same layout
 GUIDED_BITS = {"close": (13, 5), "late": (18, 5), "early": (23, 5), "top": (28, 3)}
 BURY_FLAG = 1 << 12  # fastsheng._game.BURY_FLAG
+CALL_FLAG = -(1 << 31)  # the sign bit of the C int (fastsheng._game's searches_calls)
 _FAMILY_PARAMS = {
     SEARCH: (SEARCH_DEFAULTS, SEARCH_BOUNDS),
     "search-v2": (SEARCH_DEFAULTS, SEARCH_BOUNDS),
@@ -270,7 +278,12 @@ def _resolve_search(name: str, key: str) -> str:
     if _search_family(base) or base.startswith("_"):
         raise ValueError(f"bot {name!r}: base must be a built-in bot other than search")
     params["base"] = base
-    return f"{fam}:" + ",".join(f"{field}={params[field]}" for field in defaults)
+    later = LATER_PARAMS.get(fam, {})
+    return f"{fam}:" + ",".join(
+        f"{field}={params[field]}"
+        for field in defaults
+        if field not in later or params[field] != later[field]
+    )
 
 
 def bot_spec(resolved: str) -> tuple[int, int, int]:
@@ -288,6 +301,10 @@ def bot_spec(resolved: str) -> tuple[int, int, int]:
                 from fastsheng import _bury_search  # noqa: F401  (registers the burial hook)
 
                 cands |= BURY_FLAG
+            if fields.get("call") == "1":
+                from fastsheng import _call_search  # noqa: F401  (registers the calls' hook)
+
+                cands |= CALL_FLAG
         return BOT_INDEX[fields["base"]], int(fields["k"]), cands
     if resolved in LEARNED_MODELS:
         _load_learned(resolved)
