@@ -13,8 +13,9 @@ seats, the same cards): the share of hands whose final trump X's side called, an
 that side held when the calls closed. Cost: CPU of the X-vs-Y seatings minus two all-BASE runs
 of the same deals, per hand.
 
-Run: python analysis/call_search.py [BASE] [N] [SEED[,SEED...]] [K] [RULES] [EVERY]
-     (default: expert-v3 4000 2024 32 standard 0; EVERY 1: every question searched)
+Run: python analysis/call_search.py [BASE] [N] [SEED[,SEED...]] [K] [RULES] [EVERY] [Z]
+     (default: expert-v3 4000 2024 32 standard 0, the published gate; EVERY 1: every question
+     searched; Z the gate in standard errors)
 """
 
 from __future__ import annotations
@@ -49,11 +50,20 @@ def _side_figures(h: pd.DataFrame, team: int) -> tuple[np.ndarray, np.ndarray]:
     return called.astype(float), trumps.astype(float)
 
 
-def measure(base: str, n: int, seeds, k: int = 32, rules: str = "standard", every: int = 0):
+def measure(
+    base: str,
+    n: int,
+    seeds,
+    k: int = 32,
+    rules: str = "standard",
+    every: int = 0,
+    z: float | None = None,
+):
     """The figures of the module docstring for X = name_of(base, k) vs base."""
     x, y = name_of(base, k), base
     old_play = _bury_search._bury_tune(play=0)
-    old_call = _call_search._call_tune(every=every)
+    old_call = _call_search._call_tune(every=every, z=z)
+    knobs = _call_search._call_tune()
     _call_search._call_counts(reset=True)
     try:
         nets, cpu_x, cpu_y = [], 0.0, 0.0
@@ -93,6 +103,8 @@ def measure(base: str, n: int, seeds, k: int = 32, rules: str = "standard", ever
         "counts": counts,
         "figures": figures,
         "ms_per_hand": 1000 * (cpu_x - cpu_y) / hands,
+        "worlds": min(k * knobs["kmul"], knobs["maxw"]),
+        "z": knobs["z"],
     }
 
 
@@ -104,7 +116,8 @@ def report(m: dict, seeds) -> None:
     c = m["counts"]
     print(
         f"{m['rules']}, random levels, seed {','.join(map(str, seeds))}: {m['x']} (play search "
-        f"off) vs {m['y']} over {m['deals']:,} paired deals: {_iv(m['net'])} net levels/hand; "
+        f"off; {m['worlds']} worlds, gate {m['z']:g} SE) vs {m['y']} over {m['deals']:,} "
+        f"paired deals: {_iv(m['net'])} net levels/hand; "
         f"questions {c['asked']:,}, searched {c['searched']:,}, answers changed {c['changed']:,} "
         f"({100 * c['changed'] / max(1, c['searched']):.1f}% of those searched); CPU added "
         f"{m['ms_per_hand']:.2f} ms/hand",
@@ -123,7 +136,8 @@ def main(argv: list[str]) -> None:
     k = int(argv[3]) if len(argv) > 3 else 32
     rules = argv[4] if len(argv) > 4 else "standard"
     every = int(argv[5]) if len(argv) > 5 else 0
-    report(measure(base, n, seeds, k, rules, every), seeds)
+    z = float(argv[6]) if len(argv) > 6 else None
+    report(measure(base, n, seeds, k, rules, every, z), seeds)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from fastsheng._game cimport (
     hand_row_t, search_fn, set_bury_hook, set_search_hook,
 )
 from fastsheng._rng cimport rng_below
-from fastsheng._search cimport MAX_CANDS, outcome, playout, scratch_batch
+from fastsheng._search cimport MAX_CANDS, add_distinct, outcome, playout, scratch_batch
 from fastsheng._table cimport table_t
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
@@ -58,20 +58,11 @@ cdef long long B_NDEC = 0, B_NDEV = 0, B_NPLAY = 0
 cdef long long B_BEST[MAX_CANDS]
 
 
-cdef inline bint same(hand_t a, hand_t b) noexcept nogil:
-    return a.one == b.one and a.two == b.two
-
-
-cdef inline int add_distinct(hand_t* out, int n, hand_t h) noexcept nogil:
+cdef inline int add_burial(hand_t* out, int n, hand_t h) noexcept nogil:
     """Append h unless it is not a burial of 8 or is already there; the new count."""
-    cdef int i
     if hand_count(h) != 8:
         return n
-    for i in range(n):
-        if same(out[i], h):
-            return n
-    out[n] = h
-    return n + 1
+    return add_distinct(out, n, h)
 
 
 cdef inline hand_t swap(hand_t buried, int out_code, int in_code) noexcept nogil:
@@ -116,7 +107,7 @@ cdef int rule_swaps(const table_t* t, hand_t full, hand_t base, hand_t* out, int
     give = pick(t, loose, 0)
     take = pick(t, base.one & nopts_bits, 1)
     if n < want and give >= 0 and take >= 0:
-        n = add_distinct(out, n, swap(base, take, give))
+        n = add_burial(out, n, swap(base, take, give))
     # points out: the buried card with the most points taken back, the kept side single worth
     # least buried instead (a captured kitty counts its points twice or more)
     take = -1
@@ -129,7 +120,7 @@ cdef int rule_swaps(const table_t* t, hand_t full, hand_t base, hand_t* out, int
             take = code
     give = pick(t, kept.one & ~kept.two & side & nopts_bits, 0)
     if n < want and give >= 0 and take >= 0:
-        n = add_distinct(out, n, swap(base, take, give))
+        n = add_burial(out, n, swap(base, take, give))
     # a void: the last kept card of the shortest side suit buried, the buried card worth most
     # to keep taken back (a void lets the burier ruff that suit)
     for e in range(4):
@@ -140,11 +131,11 @@ cdef int rule_swaps(const table_t* t, hand_t full, hand_t base, hand_t* out, int
             shortest = lsb(ke.one)
     take = pick(t, base.one & side, 1)
     if n < want and shortest >= 0 and take >= 0 and c.eff[take] != c.eff[shortest]:
-        n = add_distinct(out, n, swap(base, take, shortest))
+        n = add_burial(out, n, swap(base, take, shortest))
     # a low trump buried for the buried side card worth most to keep (a long side suit kept)
     give = pick(t, kept.one & ~kept.two & c.suit_bb[TRUMP] & nopts_bits, 0)
     if n < want and give >= 0 and take >= 0:
-        n = add_distinct(out, n, swap(base, take, give))
+        n = add_burial(out, n, swap(base, take, give))
     return n
 
 
@@ -155,15 +146,15 @@ cdef int bury_candidates(game_t* g, int seat, hand_t* out, int want) noexcept no
     cdef hand_t full = hand_union(t.hands[seat], g.kitty), base, kept
     cdef int bot = t.bots[seat], n = 0, tries, take, give, nb, nk
     base = bot_bury(t, seat, full)
-    n = add_distinct(out, n, base)
+    n = add_burial(out, n, base)
     if n == 0:
         return 0
     t.bots[seat] = BOT_BASIC
     if n < want:
-        n = add_distinct(out, n, bot_bury(t, seat, full))
+        n = add_burial(out, n, bot_bury(t, seat, full))
     t.bots[seat] = BOT_EXPERT1
     if n < want:
-        n = add_distinct(out, n, bot_bury(t, seat, full))
+        n = add_burial(out, n, bot_bury(t, seat, full))
     t.bots[seat] = bot
     if B_RULES:
         n = rule_swaps(t, full, base, out, n, want)
@@ -176,7 +167,7 @@ cdef int bury_candidates(game_t* g, int seat, hand_t* out, int want) noexcept no
         take = nth_code(base.one, rng_below(t.rng, nb))
         give = nth_code(kept.one, rng_below(t.rng, nk))
         if take != give:
-            n = add_distinct(out, n, swap(base, take, give))
+            n = add_burial(out, n, swap(base, take, give))
     return n
 
 

@@ -9,8 +9,9 @@ seats' cards so far and the undealt deck redealt, the cards shown in calls kept 
 seats), the rest of the hand (the deal, everyone's later calls, the burial and the play) by the
 base bot at all four seats with the same bot stream per world (common random numbers), scored
 by fastsheng._search's outcome (net levels x 40, then points). An answer replaces the base
-bot's only when its mean gain over it clears Z standard errors of the paired differences (the
-play search's gate).
+bot's only when its mean gain over it clears 2 standard errors of the paired differences: a
+seat is asked many questions a hand, and at the play search's 1 standard error too many of them
+change on noise (the screen in docs/bots.md: 1, 1.64, 2 and 2.5 standard errors).
 
 Which questions are searched: a seat is asked after nearly every card once it can show, and a
 whole-hand playout costs what a few hundred plays do, so the search takes the questions where
@@ -44,11 +45,12 @@ cdef enum:
     MAX_ANSWERS = NSHOWCODES + 1
 
 # the knobs (fixed for the published search-v3; _call_tune changes them for screens only):
-# worlds per searched question = the name's k x C_KMUL, at most C_MAXW
+# worlds per searched question = the name's k x C_KMUL, at most C_MAXW (32 worlds gained more than
+# 16 and 64 no more: the screen in docs/bots.md)
 cdef int C_KMUL = 1
-cdef int C_MAXW = 64
+cdef int C_MAXW = 32
 cdef int C_ALL = 0           # 1: every question searched (analysis)
-cdef double C_Z = 1.0        # the gate, in standard errors (the play search's)
+cdef double C_Z = 2.0        # the gate, in standard errors (2: the screen, docs/bots.md)
 
 # analysis counters (never read by the play): questions asked, searched, answers changed
 cdef long long C_NASK = 0, C_NDEC = 0, C_NDEV = 0, C_NPLAY = 0

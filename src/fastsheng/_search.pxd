@@ -4,7 +4,7 @@
 
 from libc.string cimport memcpy
 
-from fastsheng._bitboard cimport hand_t
+from fastsheng._bitboard cimport hand_equal, hand_t
 from fastsheng._game cimport batch_t, game_t, hand_row_t
 
 cdef enum:
@@ -46,3 +46,15 @@ cdef inline void scratch_batch(const batch_t* src, batch_t* pb) noexcept nogil:
     pb.errors = 0
     for i in range(4):
         pb.search_k[i] = 0
+
+
+# Append h to the candidates out[0..n) unless it is empty or already there; the new count.
+cdef inline int add_distinct(hand_t* out, int n, hand_t h) noexcept nogil:
+    cdef int i
+    if h.one == 0:
+        return n
+    for i in range(n):
+        if hand_equal(out[i], h):
+            return n
+    out[n] = h
+    return n + 1

@@ -55,22 +55,6 @@ cdef enum:
 cdef double Z = 1.0
 
 
-cdef inline bint same(hand_t a, hand_t b) noexcept nogil:
-    return a.one == b.one and a.two == b.two
-
-
-cdef inline int add_distinct(hand_t* out, int n, hand_t h) noexcept nogil:
-    """Append h unless empty or already there; the new count."""
-    cdef int i
-    if h.one == 0:
-        return n
-    for i in range(n):
-        if same(out[i], h):
-            return n
-    out[n] = h
-    return n + 1
-
-
 cdef inline hand_t single(int code) noexcept nogil:
     return hand_add_card(hand_empty(), code)
 
