@@ -35,7 +35,9 @@ from fastsheng._game cimport (
     hand_row_t, search_fn, set_bury_hook, set_search_hook,
 )
 from fastsheng._rng cimport rng_below
-from fastsheng._search cimport MAX_CANDS, add_distinct, outcome, playout, scratch_batch
+from fastsheng._search cimport (
+    MAX_CANDS, add_distinct, gate_best, outcome, playout, scratch_batch,
+)
 from fastsheng._table cimport table_t
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
@@ -191,7 +193,6 @@ cdef hand_t bury_decide(game_t* g, int seat) noexcept nogil:
     cdef long long base_x, x
     cdef int k = g.b.search_k[seat] * B_KMUL, want = g.b.search_cands[seat] & 0xFF
     cdef int n, i, w, best = 0, pend_kind = g.pend_kind, pend_seat = g.pend_seat
-    cdef double mean, var, best_mean = 0.0
     cdef void* maker
     if want > MAX_CANDS:
         want = MAX_CANDS
@@ -233,12 +234,7 @@ cdef hand_t bury_decide(game_t* g, int seat) noexcept nogil:
     g.pend_kind = pend_kind
     g.pend_seat = pend_seat
     g.b.errors += pb.errors
-    for i in range(1, n):
-        mean = sum_d[i] / k
-        var = (sum_d2[i] / k - mean * mean) * k / (k - 1)
-        if mean > best_mean and mean * mean * k > B_Z * B_Z * var:
-            best_mean = mean
-            best = i
+    best = gate_best(sum_d, sum_d2, n, k, B_Z)
     B_BEST[best] += 1
     B_NDEV += best != 0
     return cands[best]

@@ -37,7 +37,7 @@ from fastsheng._declare cimport DECL_OVERCALL, NSHOWCODES
 from fastsheng._game cimport (
     PH_DEAL, batch_t, call_search_fn, game_t, hand_row_t, set_call_hook,
 )
-from fastsheng._search cimport outcome, playout_call, scratch_batch
+from fastsheng._search cimport gate_best, outcome, playout_call, scratch_batch
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
 cdef enum:
@@ -86,7 +86,6 @@ cdef int call_decide(game_t* g, int seat, int dealt, int after_burial) noexcept 
     cdef long long base_x, x
     cdef int k = g.b.search_k[seat] * C_KMUL, want = g.b.search_cands[seat] & 0xFF
     cdef int base, n, i, s, w, best = 0
-    cdef double mean, var, best_mean = 0.0
     cdef void* maker
     base = bot_declare(&g.t, seat, g.opts, g.nopt, dealt, standing(g), after_burial)
     C_NASK += 1
@@ -136,12 +135,7 @@ cdef int call_decide(game_t* g, int seat, int dealt, int after_burial) noexcept 
     worlds_close(maker)
     C_NPLAY += <long long>k * n
     g.b.errors += pb.errors
-    for i in range(1, n):
-        mean = sum_d[i] / k
-        var = (sum_d2[i] / k - mean * mean) * k / (k - 1)
-        if mean > best_mean and mean * mean * k > C_Z * C_Z * var:
-            best_mean = mean
-            best = i
+    best = gate_best(sum_d, sum_d2, n, k, C_Z)
     C_NDEV += best != 0
     return answers[best]
 

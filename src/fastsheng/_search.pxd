@@ -58,3 +58,19 @@ cdef inline int add_distinct(hand_t* out, int n, hand_t h) noexcept nogil:
             return n
     out[n] = h
     return n + 1
+
+
+# The gate of a decision among candidates raced against cands[0] over k common worlds: the
+# candidate of highest mean gain whose mean clears z standard errors of its paired differences
+# (sum_d, sum_d2: the sums over worlds of its gain over cands[0] and its square); 0 if none does.
+cdef inline int gate_best(const double* sum_d, const double* sum_d2, int n, int k,
+                          double z) noexcept nogil:
+    cdef int i, best = 0
+    cdef double mean, var, best_mean = 0.0
+    for i in range(1, n):
+        mean = sum_d[i] / k
+        var = (sum_d2[i] / k - mean * mean) * k / (k - 1)
+        if mean > best_mean and mean * mean * k > z * z * var:
+            best_mean = mean
+            best = i
+    return best
