@@ -31,18 +31,16 @@ from fastsheng._bitboard cimport (
 from fastsheng._bots cimport BOT_BASIC, BOT_EXPERT1, bot_bury, bot_follow, bot_lead
 from fastsheng._core cimport TRUMP, ctx_t
 from fastsheng._game cimport (
-    BURY_FLAG, DEC_BURY, PH_LEAD, batch_t, bury_search_fn, current_search_hook, game_t,
-    hand_row_t, search_fn, set_bury_hook, set_search_hook,
+    BURY_FLAG, DEC_BURY, PH_LEAD, bury_search_fn, current_search_hook, game_t, search_fn,
+    set_bury_hook, set_search_hook,
 )
 from fastsheng._rng cimport rng_below
 from fastsheng._search cimport (
-    MAX_CANDS, add_distinct, gate_best, outcome, playout, scratch_batch,
+    MAX_CANDS, add_distinct, gate_best, race_worlds,
 )
 from fastsheng._table cimport table_t
-from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
 cdef enum:
-    WORLD_TRIES = 64         # rejection tries per world before the constrained fallback
     NRANDOM_TRIES = 64       # random swaps drawn before giving up on filling the candidates
 
 # the knobs (fixed for the published search-v3; _bury_tune changes them for screens only)
@@ -187,13 +185,8 @@ cdef hand_t bury_decide(game_t* g, int seat) noexcept nogil:
     cdef hand_t cands[MAX_CANDS]
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
-    cdef game_t world, play
-    cdef batch_t pb
-    cdef hand_row_t prow
-    cdef long long base_x, x
     cdef int k = g.b.search_k[seat] * B_KMUL, want = g.b.search_cands[seat] & 0xFF
-    cdef int n, i, w, best = 0, pend_kind = g.pend_kind, pend_seat = g.pend_seat
-    cdef void* maker
+    cdef int n, best = 0, pend_kind = g.pend_kind, pend_seat = g.pend_seat
     if want > MAX_CANDS:
         want = MAX_CANDS
     if want < 1:
@@ -206,34 +199,14 @@ cdef hand_t bury_decide(game_t* g, int seat) noexcept nogil:
     B_NDEC += 1
     if n == 1 or k < 2:
         return cands[0]
-    scratch_batch(g.b, &pb)
-    for i in range(n):
-        sum_d[i] = 0
-        sum_d2[i] = 0
     # the worlds are the burier's: it knows the kitty (fastsheng._worlds.kitty_known reads the
     # pending decision, which the simulator's own loop does not set)
     g.pend_kind = DEC_BURY
     g.pend_seat = seat
-    # one world dealer for the k worlds (the public state's setup done once): the very worlds
-    # world_from_game deals from the same stream
-    maker = worlds_open(g, seat)
-    for w in range(k):
-        if maker != NULL:
-            worlds_draw(maker, &world, g.t.rng, WORLD_TRIES)
-        else:
-            world_from_game(g, &world, seat, g.t.rng, WORLD_TRIES)
-        playout(&world, &play, &pb, &prow, seat, cands[0])
-        base_x = outcome(&play, &prow, seat)
-        for i in range(1, n):
-            playout(&world, &play, &pb, &prow, seat, cands[i])
-            x = outcome(&play, &prow, seat) - base_x
-            sum_d[i] += x
-            sum_d2[i] += <double>x * x
-    worlds_close(maker)
+    race_worlds(g, seat, k, n, cands, NULL, sum_d, sum_d2)
     B_NPLAY += <long long>k * n
     g.pend_kind = pend_kind
     g.pend_seat = pend_seat
-    g.b.errors += pb.errors
     best = gate_best(sum_d, sum_d2, n, k, B_Z)
     B_BEST[best] += 1
     B_NDEV += best != 0

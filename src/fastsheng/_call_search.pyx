@@ -34,14 +34,10 @@ cdef extern from *:
 
 from fastsheng._bots cimport bot_declare
 from fastsheng._declare cimport DECL_OVERCALL, NSHOWCODES
-from fastsheng._game cimport (
-    PH_DEAL, batch_t, call_search_fn, game_t, hand_row_t, set_call_hook,
-)
-from fastsheng._search cimport gate_best, outcome, playout_call, scratch_batch
-from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
+from fastsheng._game cimport PH_DEAL, call_search_fn, game_t, set_call_hook
+from fastsheng._search cimport gate_best, race_worlds
 
 cdef enum:
-    WORLD_TRIES = 64         # rejection tries per world before the constrained fallback
     MAX_ANSWERS = NSHOWCODES + 1
 
 # the knobs (fixed for the published search-v3; _call_tune changes them for screens only):
@@ -80,13 +76,8 @@ cdef int call_decide(game_t* g, int seat, int dealt, int after_burial) noexcept 
     cdef int answers[MAX_ANSWERS]
     cdef double sum_d[MAX_ANSWERS]
     cdef double sum_d2[MAX_ANSWERS]
-    cdef game_t world, play
-    cdef batch_t pb
-    cdef hand_row_t prow
-    cdef long long base_x, x
     cdef int k = g.b.search_k[seat] * C_KMUL, want = g.b.search_cands[seat] & 0xFF
-    cdef int base, n, i, s, w, best = 0
-    cdef void* maker
+    cdef int base, n, i, best = 0
     base = bot_declare(&g.t, seat, g.opts, g.nopt, dealt, standing(g), after_burial)
     C_NASK += 1
     if g.nopt == 0 or not worth_searching(g, seat, base):
@@ -108,33 +99,9 @@ cdef int call_decide(game_t* g, int seat, int dealt, int after_burial) noexcept 
     if n == 1 or k < 2:
         return base
     C_NDEC += 1
-    scratch_batch(g.b, &pb)
-    for i in range(n):
-        sum_d[i] = 0
-        sum_d2[i] = 0
-    maker = worlds_open(g, seat)
-    for w in range(k):
-        if maker != NULL:
-            worlds_draw(maker, &world, g.t.rng, WORLD_TRIES)
-        else:
-            world_from_game(g, &world, seat, g.t.rng, WORLD_TRIES)
-        # the other seats' calling state came from their real cards: in the world they are
-        # asked afresh at their next turn (what they could show is worked out then)
-        for s in range(4):
-            if s != seat:
-                world.dirty[s] = 1
-                world.seen[s] = -1
-                world.nopts[s] = 0
-        playout_call(&world, &play, &pb, &prow, seat, answers[0])
-        base_x = outcome(&play, &prow, seat)
-        for i in range(1, n):
-            playout_call(&world, &play, &pb, &prow, seat, answers[i])
-            x = outcome(&play, &prow, seat) - base_x
-            sum_d[i] += x
-            sum_d2[i] += <double>x * x
-    worlds_close(maker)
+    # (the worlds' other seats are asked afresh: fastsheng._worlds resets their calling state)
+    race_worlds(g, seat, k, n, NULL, answers, sum_d, sum_d2)
     C_NPLAY += <long long>k * n
-    g.b.errors += pb.errors
     best = gate_best(sum_d, sum_d2, n, k, C_Z)
     C_NDEV += best != 0
     return answers[best]

@@ -28,6 +28,12 @@ cdef void playout(const game_t* world, game_t* play, batch_t* pb, hand_row_t* pr
 # The same for a pending call: `choice` an index into the prepared shows (g.opts), -1 pass.
 cdef void playout_call(const game_t* world, game_t* play, batch_t* pb, hand_row_t* prow,
                        int seat, int choice) noexcept nogil
+# The race of the burial and calls searches: k worlds from one world dealer (fastsheng._worlds),
+# every candidate played out in each with the same bot stream (cands[i], or the call answers
+# choices[i] when choices is not NULL: an index into the prepared shows, -1 pass); per candidate
+# the sums over worlds of its gain over the first (sum_d) and of its square (sum_d2).
+cdef void race_worlds(game_t* g, int seat, int k, int n, const hand_t* cands, const int* choices,
+                      double* sum_d, double* sum_d2) noexcept nogil
 # The search's decision for the seat's pending lead or follow, by the version in the high bits
 # of search_cands (0: `search`, 1: `search-v2`); what fastsheng._game's search hook calls.
 cdef hand_t search_any(game_t* g, int seat) noexcept nogil

@@ -40,7 +40,7 @@ from fastsheng._game cimport (
 )
 from fastsheng._rng cimport rng_below, rng_t
 from fastsheng._state cimport enum_follows, sample_world_tries
-from fastsheng._worlds cimport world_from_game
+from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
 cdef enum:
     WORLD_TRIES = 64         # rejection tries per world before the constrained fallback
@@ -188,6 +188,44 @@ cdef void playout_call(const game_t* world, game_t* play, batch_t* pb, hand_row_
     playout_setup(world, play, pb, prow, seat)
     play.dec_choice = choice
     playout_finish(play)
+
+
+cdef void race_worlds(game_t* g, int seat, int k, int n, const hand_t* cands, const int* choices,
+                      double* sum_d, double* sum_d2) noexcept nogil:
+    """k worlds from one world dealer, every candidate played out in each with the same bot
+    stream; the sums of each candidate's gain over the first and of its square."""
+    cdef game_t world, play
+    cdef batch_t pb
+    cdef hand_row_t prow
+    cdef long long base_x, x
+    cdef int w, i
+    cdef void* maker
+    scratch_batch(g.b, &pb)
+    for i in range(n):
+        sum_d[i] = 0
+        sum_d2[i] = 0
+    # one world dealer for the k worlds (the public state's setup done once): the very worlds
+    # world_from_game deals from the same stream
+    maker = worlds_open(g, seat)
+    for w in range(k):
+        if maker != NULL:
+            worlds_draw(maker, &world, g.t.rng, WORLD_TRIES)
+        else:
+            world_from_game(g, &world, seat, g.t.rng, WORLD_TRIES)
+        for i in range(n):
+            if choices != NULL:
+                playout_call(&world, &play, &pb, &prow, seat, choices[i])
+            else:
+                playout(&world, &play, &pb, &prow, seat, cands[i])
+            x = outcome(&play, &prow, seat)
+            if i == 0:
+                base_x = x
+            else:
+                x -= base_x
+                sum_d[i] += x
+                sum_d2[i] += <double>x * x
+    worlds_close(maker)
+    g.b.errors += pb.errors
 
 
 cdef long long outcome(const game_t* play, const hand_row_t* row, int seat) noexcept nogil:

@@ -735,6 +735,14 @@ cdef int deal_draw(setup_t* s, game_t* dst, rng_t* rng, int max_tries) noexcept 
     # are dealt in a random order (each seat's next cards and the kitty uniform among them)
     if pub.phase == PH_DEAL and pub.di < 108:
         rng_shuffle_u8(rng, &dst.deck[pub.di], 108 - pub.di)
+    # while calling, the other seats' calling state came from their real cards (whether they
+    # could show, when they were last asked): in the world they are asked afresh at their turn
+    if pub.phase == PH_DEAL or pub.phase == PH_CLOSE:
+        for i in range(4):
+            if i != s.seat:
+                dst.dirty[i] = 1
+                dst.seen[i] = -1
+                dst.nopts[i] = 0
     rng_split(rng, &dst.deal_rng)
     rng_split(rng, &dst.bot_rng)
     return exact
