@@ -34,7 +34,7 @@ cdef extern from *:
 
 from fastsheng._bots cimport bot_declare
 from fastsheng._declare cimport DECL_OVERCALL, NSHOWCODES
-from fastsheng._game cimport PH_DEAL, call_search_fn, game_t, set_call_hook
+from fastsheng._game cimport PH_DEAL, call_search_fn, game_t, set_call_hook, standing_of
 from fastsheng._search cimport gate_best, race_worlds
 
 cdef enum:
@@ -50,10 +50,6 @@ cdef double C_Z = 2.0        # the gate, in standard errors (2: the screen, docs
 
 # analysis counters (never read by the play): questions asked, searched, answers changed
 cdef long long C_NASK = 0, C_NDEC = 0, C_NDEV = 0, C_NPLAY = 0
-
-
-cdef inline int standing(const game_t* g) noexcept nogil:
-    return g.decl.seat if 0 <= g.decl.seat < 4 else -1
 
 
 cdef bint worth_searching(const game_t* g, int seat, int base) noexcept nogil:
@@ -78,7 +74,7 @@ cdef int call_decide(game_t* g, int seat, int dealt, int after_burial) noexcept 
     cdef double sum_d2[MAX_ANSWERS]
     cdef int k = g.b.search_k[seat] * C_KMUL, want = g.b.search_cands[seat] & 0xFF
     cdef int base, n, i, best = 0
-    base = bot_declare(&g.t, seat, g.opts, g.nopt, dealt, standing(g), after_burial)
+    base = bot_declare(&g.t, seat, g.opts, g.nopt, dealt, standing_of(g), after_burial)
     C_NASK += 1
     if g.nopt == 0 or not worth_searching(g, seat, base):
         return base

@@ -297,6 +297,9 @@ cdef void set_bury_hook(bury_search_fn f) noexcept nogil
 # flag: the sign bit (bit 31, above search-v3's race parameters in bits 13-30).
 ctypedef int (*call_search_fn)(game_t* g, int seat, int dealt, int after_burial) noexcept nogil
 cdef void set_call_hook(call_search_fn f) noexcept nogil
+# The seat of the standing call, -1 when none stands (what bot_declare is told).
+cdef inline int standing_of(const game_t* g) noexcept nogil:
+    return g.decl.seat if 0 <= g.decl.seat < 4 else -1
 
 
 # The shows the rules allow `seat` now, into g.opts / g.opt_acts (how many); the deal features

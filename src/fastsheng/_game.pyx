@@ -167,10 +167,6 @@ cdef int ask_prepare(game_t* g, int seat) noexcept nogil:
     return n
 
 
-cdef inline int standing_of(game_t* g) noexcept nogil:
-    return g.decl.seat if 0 <= g.decl.seat < 4 else -1
-
-
 cdef int ask_finish(game_t* g, int seat, int choice, int after_burial, int total_dealt) noexcept nogil:
     """Apply `seat`'s choice among the prepared shows (-1: pass). Returns the action."""
     cdef int kind, denom, act
@@ -214,6 +210,11 @@ cdef int declare_choice(game_t* g, int seat, int dealt, int after_burial) noexce
     """The prepared question's answer: supplied from outside, or the seat's C bot's."""
     if is_external(g, seat):
         return g.dec_choice
+    return bot_answer(g, seat, dealt, after_burial)
+
+
+cdef inline int bot_answer(game_t* g, int seat, int dealt, int after_burial) noexcept nogil:
+    """The answer in C: the calls search's for a seat that searches its calls, else its bot's."""
     if searches_calls(g, seat):
         return call_hook(g, seat, dealt, after_burial)
     return bot_declare(&g.t, seat, g.opts, g.nopt, dealt, standing_of(g), after_burial)
@@ -870,11 +871,7 @@ cdef void bot_decide(game_t* g, int bot, int k, int cands) noexcept nogil:
         g.dec_cards = search_hook(g, seat)
     elif g.pend_kind == DEC_DECLARE:
         dealt = hand_count(t.hands[seat]) if g.phase == PH_DEAL else 25
-        if searches_calls(g, seat):
-            g.dec_choice = call_hook(g, seat, dealt, 1 if g.phase == PH_CHAODI else 0)
-        else:
-            g.dec_choice = bot_declare(t, seat, g.opts, g.nopt, dealt, standing_of(g),
-                                       1 if g.phase == PH_CHAODI else 0)
+        g.dec_choice = bot_answer(g, seat, dealt, 1 if g.phase == PH_CHAODI else 0)
     elif g.pend_kind == DEC_BURY and searches_bury(g, seat):
         g.dec_cards = bury_hook(g, seat)
     elif g.pend_kind == DEC_BURY:

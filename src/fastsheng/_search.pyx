@@ -275,8 +275,7 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
     cdef double sum_x[MAX_CANDS]
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
-    cdef int k = g.b.search_k[seat], want = g.b.search_cands[seat], n, i, best = 0
-    cdef double mean, var, best_mean = 0.0
+    cdef int k = g.b.search_k[seat], want = g.b.search_cands[seat], n
     if want > MAX_CANDS:
         want = MAX_CANDS
     if want < 1:
@@ -288,13 +287,7 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
         return cands[0]         # k = 1: no standard error to clear, the base play stands
     evaluate(g, seat, cands, n, k, 0, sum_x, sum_d, sum_d2)
     # the best candidate among those better than the base play by Z standard errors
-    for i in range(1, n):
-        mean = sum_d[i] / k
-        var = (sum_d2[i] / k - mean * mean) * k / (k - 1)
-        if mean > best_mean and mean * mean * k > Z * Z * var:
-            best_mean = mean
-            best = i
-    return cands[best]
+    return cands[gate_best(sum_d, sum_d2, n, k, Z)]
 
 
 
