@@ -36,7 +36,7 @@ from fastsheng._game cimport (
 )
 from fastsheng._rng cimport rng_below
 from fastsheng._search cimport (
-    MAX_CANDS, add_distinct, gate_best, race_worlds,
+    K_MASK, MAX_CANDS, add_distinct, gate_best, race_worlds,
 )
 from fastsheng._table cimport table_t
 
@@ -185,7 +185,7 @@ cdef hand_t bury_decide(game_t* g, int seat) noexcept nogil:
     cdef hand_t cands[MAX_CANDS]
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
-    cdef int k = g.b.search_k[seat] * B_KMUL, want = g.b.search_cands[seat] & 0xFF
+    cdef int k = (g.b.search_k[seat] & K_MASK) * B_KMUL, want = g.b.search_cands[seat] & 0xFF
     cdef int n, best = 0, pend_kind = g.pend_kind, pend_seat = g.pend_seat
     if want > MAX_CANDS:
         want = MAX_CANDS

@@ -35,7 +35,7 @@ cdef extern from *:
 from fastsheng._bots cimport bot_declare
 from fastsheng._declare cimport DECL_OVERCALL, NSHOWCODES
 from fastsheng._game cimport PH_DEAL, call_search_fn, game_t, set_call_hook, standing_of
-from fastsheng._search cimport gate_best, race_worlds
+from fastsheng._search cimport K_MASK, gate_best, race_worlds
 
 cdef enum:
     MAX_ANSWERS = NSHOWCODES + 1
@@ -72,7 +72,7 @@ cdef int call_decide(game_t* g, int seat, int dealt, int after_burial) noexcept 
     cdef int answers[MAX_ANSWERS]
     cdef double sum_d[MAX_ANSWERS]
     cdef double sum_d2[MAX_ANSWERS]
-    cdef int k = g.b.search_k[seat] * C_KMUL, want = g.b.search_cands[seat] & 0xFF
+    cdef int k = (g.b.search_k[seat] & K_MASK) * C_KMUL, want = g.b.search_cands[seat] & 0xFF
     cdef int base, n, i, best = 0
     base = bot_declare(&g.t, seat, g.opts, g.nopt, dealt, standing_of(g), after_burial)
     C_NASK += 1

@@ -203,6 +203,9 @@ cdef enum:
     DEC_FOLLOW = 4
 
 
+cdef enum:
+    LOG_TRICKS = 32          # tricks of a hand (25 at most) with room to spare
+
 cdef struct game_t:
     table_t t
     batch_t* b
@@ -261,6 +264,12 @@ cdef struct game_t:
     int failed
     int att
     hand_t attempt
+    # the finished tricks in order (public): leader, attempted lead, plays in lead order and
+    # the barred plays; what search-v3's inference replays (fastsheng._infer)
+    int log_leader[LOG_TRICKS]
+    int log_barred[LOG_TRICKS]
+    hand_t log_attempt[LOG_TRICKS]
+    hand_t log_plays[LOG_TRICKS][4]
     int pen_total
     int pen_stakes
     int trick_pts
@@ -306,6 +315,10 @@ cdef inline int standing_of(const game_t* g) noexcept nogil:
 # of the hands as dealt (g.dealt) into a row. fastsheng._worlds rebuilds a world's with them.
 cdef int ask_prepare(game_t* g, int seat) noexcept nogil
 cdef void deal_features(game_t* g, hand_row_t* row) noexcept nogil
+
+# A finished trick's public bookkeeping on the table: the cards played (by whom), the voids and
+# pair obligations it showed, the defenders' points (pts, when `wseat` defends), tricks done.
+cdef void trick_public(table_t* t, const trick_t* tr, int wseat, int pts) noexcept nogil
 
 # Start a hand (the deal stream and bot stream already seeded).
 cdef void hand_begin(game_t* g, int level, int dealer, int first_hand, hand_row_t* row) noexcept nogil

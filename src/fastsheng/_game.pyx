@@ -691,6 +691,25 @@ cdef void record_trick(game_t* g, int wseat, int pts) noexcept nogil:
         tr_put(g, pts)
 
 
+cdef void trick_public(table_t* t, const trick_t* tr, int wseat, int pts) noexcept nogil:
+    cdef int i, seat
+    for i in range(4):
+        seat = (tr.leader + i) & 3
+        t.played = hand_union(t.played, tr.plays[i])
+        t.played_by[seat] = hand_union(t.played_by[seat], tr.plays[i])
+        if i and hand_count(hand_mask(tr.plays[i], t.ctx.suit_bb[tr.shape.eff])) < \
+                tr.shape.ncards:
+            t.void_mask[seat] |= 1 << tr.shape.eff
+        elif i and tr.shape.npairs and (tr.shape.kind != KIND_THROW or
+                                        t.ctx.r.throw_follow != FOLLOW_SUIT) and \
+                popcount(tr.plays[i].two & t.ctx.suit_bb[tr.shape.eff]) < tr.shape.npairs:
+            # a follower must answer a lead's pairs with its own as far as it can (rules §5)
+            t.nopair_mask[seat] |= 1 << tr.shape.eff
+    if (wseat & 1) != (t.dealer & 1):
+        t.def_points += pts
+    t.tricks_done += 1
+
+
 cdef int run_follow(game_t* g) noexcept nogil:
     """PH_FOLLOW: the three others follow in turn; then the trick is scored and recorded."""
     cdef table_t* t = &g.t
@@ -727,22 +746,16 @@ cdef int run_follow(game_t* g) noexcept nogil:
     wseat = (g.leader + w) & 3
     pts = 0
     for i in range(4):
-        seat = (g.leader + i) & 3
         pts += points_of(tr.plays[i])
-        t.played = hand_union(t.played, tr.plays[i])
-        t.played_by[seat] = hand_union(t.played_by[seat], tr.plays[i])
-        if i and hand_count(hand_mask(tr.plays[i], t.ctx.suit_bb[tr.shape.eff])) < \
-                tr.shape.ncards:
-            t.void_mask[seat] |= 1 << tr.shape.eff
-        elif i and tr.shape.npairs and (tr.shape.kind != KIND_THROW or
-                                        t.ctx.r.throw_follow != FOLLOW_SUIT) and \
-                popcount(tr.plays[i].two & t.ctx.suit_bb[tr.shape.eff]) < tr.shape.npairs:
-            # a follower must answer a lead's pairs with its own as far as it can (rules §5)
-            t.nopair_mask[seat] |= 1 << tr.shape.eff
+    trick_public(t, tr, wseat, pts)
     if (wseat & 1) != (t.dealer & 1):
         g.trick_pts += pts
-        t.def_points += pts
-    t.tricks_done += 1
+    if g.tn < LOG_TRICKS:
+        g.log_leader[g.tn] = g.leader
+        g.log_barred[g.tn] = tr.barred
+        g.log_attempt[g.tn] = g.attempt
+        for i in range(4):
+            g.log_plays[g.tn][i] = tr.plays[i]
     record_trick(g, wseat, pts)
     g.tn += 1
     g.leader = wseat

@@ -26,11 +26,17 @@ cdef extern from *:
     #endif
     """
 
+from libc.math cimport exp
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
+
 from fastsheng._bitboard cimport hand_empty, hand_t
 from fastsheng._game cimport batch_t, game_t, hand_row_t, search_fn, set_search_hook
+from fastsheng._infer cimport chain_run, chain_start, chain_t, misfits
 from fastsheng._learned cimport model_margin, predict_gains
+from fastsheng._rng cimport rng_next, rng_split, rng_t
 from fastsheng._search cimport (
-    MAX_CANDS, candidates, outcome, playout, scratch_batch, search_any,
+    INFER_SHIFT, K_MASK, MAX_CANDS, candidates, outcome, playout, scratch_batch, search_any,
 )
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
@@ -60,6 +66,11 @@ cdef int K0 = 4              # worlds of the race's first round
 cdef double Z = 1.0          # the gate: the winner's mean gain above Z standard errors
 cdef double ZDROP = 1.0      # dropped when off course: t below ZDROP * Z * sqrt(w / k)
 cdef int MAKER = 1           # 0: every world by world_from_game (the same worlds, slower)
+cdef int STEPS = 5           # with `infer`: the chain's steps between two worlds of a race
+cdef int BURN = 100          # and before its first
+cdef int DIAG = 0            # screening only: count the real deal's misfits too
+cdef long long NSIR = 0, MISS_DRAWN = 0, MISS_KEPT = 0, MISS_REAL = 0, NREAL = 0
+cdef long long NSTEP = 0, NACC = 0, NBAD = 0, NBADREAL = 0
 
 # analysis counters (never read by the play)
 cdef long long NDEC = 0, NRACE = 0, NPLAY = 0, NDEV = 0, NMODEL = 0
@@ -101,16 +112,22 @@ cdef int rank_challengers(game_t* g, int seat, hand_t* cands, int n, float* y) n
 
 
 cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive, int n, int nw,
-                     double* sum_d, double* sum_d2, batch_t* pb, void* maker) noexcept nogil:
+                     double* sum_d, double* sum_d2, batch_t* pb, void* maker,
+                     chain_t* ch) noexcept nogil:
     """nw more common worlds (from `maker`, the decision's world dealer, when there is one):
     the reference and every live challenger played out in each."""
-    global NPLAY
+    global NPLAY, MISS_KEPT, NSIR
     cdef game_t world, play
     cdef hand_row_t prow
     cdef long long base_x, x
     cdef int w, i
     for w in range(nw):
-        if maker != NULL:
+        if ch != NULL:
+            chain_run(ch, STEPS, g.t.rng)
+            memcpy(&world, &ch.w, sizeof(game_t))
+            MISS_KEPT += ch.m
+            NSIR += 1
+        elif maker != NULL:
             worlds_draw(maker, &world, g.t.rng, WORLD_TRIES)
         else:
             world_from_game(g, &world, seat, g.t.rng, WORLD_TRIES)
@@ -126,8 +143,11 @@ cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive,
                 sum_d2[i] += <double>x * x
 
 
-cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k) noexcept nogil:
-    """The index of the challenger that wins the race against cands[0], or 0."""
+cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odds) noexcept nogil:
+    """The index of the challenger that wins the race against cands[0], or 0. odds > 0: the
+    worlds come from the inference chain (fastsheng._infer) with these odds per misfit."""
+    global MISS_DRAWN, MISS_REAL, NREAL, NSTEP, NACC, NBAD, NBADREAL
+    cdef int x
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
     cdef double mean_of[MAX_CANDS]
@@ -137,7 +157,31 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k) noexcept n
     cdef double var, mean
     # the public state's setup once for all the race's worlds (the same worlds, far cheaper)
     cdef void* maker = worlds_open(g, seat) if MAKER else NULL
+    cdef chain_t* ch = NULL
+    cdef rng_t mr
+    cdef game_t first
     scratch_batch(g.b, &pb)
+    if odds > 0:
+        ch = <chain_t*>malloc(sizeof(chain_t))
+        if ch != NULL:
+            # the chain starts from a world the whole record allows, when one comes soon
+            for x in range(16):
+                if maker != NULL:
+                    worlds_draw(maker, &first, g.t.rng, WORLD_TRIES)
+                else:
+                    world_from_game(g, &first, seat, g.t.rng, WORLD_TRIES)
+                chain_start(ch, g, &first, seat, odds, g.t.rng)
+                if ch.m >= 0:
+                    break
+            MISS_DRAWN += ch.m
+            NBAD += ch.m < 0
+            chain_run(ch, BURN, g.t.rng)
+            if DIAG:
+                rng_split(g.t.rng, &mr)
+                x = misfits(g, seat, g.t.bots[seat], &mr, 1 << 20)
+                MISS_REAL += x
+                NBADREAL += x < 0
+                NREAL += 1
     alive[0] = 0
     for i in range(1, n):
         alive[i] = 1
@@ -148,7 +192,7 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k) noexcept n
     if nw < 2:
         nw = 2
     while True:
-        race_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, maker)
+        race_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, maker, ch)
         w += nw
         nalive = 0
         for i in range(1, n):
@@ -180,6 +224,10 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k) noexcept n
                     alive[i] = 0
         nw = w if w + w <= k else k - w
     worlds_close(maker)
+    if ch != NULL:
+        NSTEP += ch.steps
+        NACC += ch.accepted
+        free(ch)
     g.b.errors += pb.errors
     mean = 0.0
     for i in range(1, n):
@@ -196,8 +244,8 @@ cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
     global NDEC, NRACE, NDEV, NMODEL
     cdef hand_t cands[MAX_CANDS]
     cdef float y[MAX_CANDS]
-    cdef int k = g.b.search_k[seat], want = g.b.search_cands[seat] & ((1 << SHIFT) - 1)
-    cdef int n, guided, m, best
+    cdef int k = g.b.search_k[seat] & K_MASK, want = g.b.search_cands[seat] & ((1 << SHIFT) - 1)
+    cdef int n, guided, m, best, infer
     cdef opts_t o
     unpack(g.b.search_cands[seat], &o)
     if want > MAX_CANDS:
@@ -220,7 +268,8 @@ cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
         return cands[0]
     NRACE += 1
     m = n if n <= o.top + 1 else o.top + 1
-    best = race(g, seat, cands, m, k)
+    infer = (g.b.search_k[seat] >> INFER_SHIFT) & 127
+    best = race(g, seat, cands, m, k, exp(-infer / 10.0) if infer else 0.0)
     NDEV += best != 0
     return cands[best]
 
@@ -245,16 +294,30 @@ def _unpack(word):
     return dict(close=round(o.close * 100), late=o.late, early=o.early, top=o.top)
 
 
-def _tune(k0=None, z=None, zdrop=None, maker=None):
+def _tune(k0=None, z=None, zdrop=None, maker=None, steps=None, burn=None, diag=None):
     """Set knobs of search-v3's play in this process (its name's parameters aside); returns
     every knob as it was, so ``_tune(**old)`` restores them."""
-    global K0, Z, ZDROP, MAKER
-    was = dict(k0=K0, z=Z, zdrop=ZDROP, maker=MAKER)
+    global K0, Z, ZDROP, MAKER, STEPS, BURN, DIAG
+    was = dict(k0=K0, z=Z, zdrop=ZDROP, maker=MAKER, steps=STEPS, burn=BURN, diag=DIAG)
     if k0 is not None: K0 = k0
     if z is not None: Z = z
     if zdrop is not None: ZDROP = zdrop
     if maker is not None: MAKER = maker
+    if steps is not None: STEPS = max(int(steps), 1)
+    if burn is not None: BURN = max(int(burn), 0)
+    if diag is not None: DIAG = diag
     return was
+
+
+def _infer_counts(reset=False):
+    """Screening only: worlds resampled, misfits of the worlds drawn and kept (and of the real
+    deal, with diag)."""
+    global NSIR, MISS_DRAWN, MISS_KEPT, MISS_REAL, NREAL, NSTEP, NACC
+    out = dict(worlds=NSIR, drawn=MISS_DRAWN, kept=MISS_KEPT, real=MISS_REAL, nreal=NREAL,
+               steps=NSTEP, accepted=NACC, bad=NBAD, badreal=NBADREAL)
+    if reset:
+        NSIR = MISS_DRAWN = MISS_KEPT = MISS_REAL = NREAL = NSTEP = NACC = 0
+    return out
 
 
 def _counts(reset=False):

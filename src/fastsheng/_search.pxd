@@ -9,6 +9,10 @@ from fastsheng._game cimport batch_t, game_t, hand_row_t
 
 cdef enum:
     MAX_CANDS = 32           # the most candidates a decision compares (bots.py checks cands)
+    # search-v3's `infer` (odds per misfit in hundredths, 0: off) rides above its worlds in
+    # search_k (fastsheng.engine.registry.INFER_SHIFT): k itself is the low 16 bits
+    INFER_SHIFT = 16
+    K_MASK = (1 << 16) - 1
 
 # The base bot's own play first (t.bots[seat]), basic-v1's second, then distinct legal plays
 # drawn at random (bot stream) from the pool; at most `want`, returns how many.

@@ -38,7 +38,8 @@ from fastsheng._game cimport (
     bot_decide, game_run, game_t, hand_row_t, match_begin, match_hand_begin, match_hand_end,
     match_row_t, trick_row_t,
 )
-from fastsheng._rng cimport rng_below, rng_split, rng_t
+from fastsheng._infer cimport misfits
+from fastsheng._rng cimport rng_below, rng_seed, rng_split, rng_t
 from fastsheng._worlds cimport (
     hist_parse, hist_t, kitty_known, match_slots, public_scrub, shuffle_cards, slots_allowed,
     world_deal, world_history,
@@ -622,6 +623,14 @@ cdef class GameCore:
 
     def hand(self, int seat):
         return from_hand(self.g.t.hands[seat])
+
+    def misfits(self, int seat, int bot):
+        """Tests and analysis: the other seats' past plays in this game that the C bot `bot`
+        would not have made (fastsheng._infer.misfits, from `seat`'s side), -1 when a past play
+        contradicts the cards."""
+        cdef rng_t r
+        rng_seed(&r, 1, 2, 3, 4)
+        return misfits(&self.g, seat, bot, &r, 1 << 20)
 
     def hand_size(self, int seat):
         return hand_count(self.g.t.hands[seat])

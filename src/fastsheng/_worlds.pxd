@@ -2,6 +2,7 @@
 # consistent worlds rebuilt from it. fastsheng._state fronts them for Python.
 
 from fastsheng._bitboard cimport hand_t
+from fastsheng._core cimport ctx_t
 from fastsheng._game cimport game_t, hand_row_t
 from fastsheng._rng cimport rng_below, rng_t
 
@@ -41,6 +42,9 @@ cdef int world_deal(const game_t* pub, game_t* dst, int seat, rng_t* rng, int ma
                     const hist_t* h) noexcept nogil
 # After world_deal and wiring: the world's own history (deck, dealt hands, burials, row).
 cdef void world_history(game_t* g, int seat, rng_t* rng, const hist_t* h) noexcept nogil
+# With `cur` the hands as a trick began: its lead held, its throw check alike, every follow legal.
+cdef bint trick_ok(const ctx_t* c, const hand_t* cur, int leader, hand_t attempt, int failed,
+                   const hand_t* plays, int n) noexcept nogil
 # Is the world's deal consistent with every past play (follows legal, throws checked alike)?
 cdef bint play_consistent(const game_t* g, const hand_t* hands, const hist_t* h) noexcept nogil
 # A consistent world for `seat` dealt straight from a live game (the search's playouts): the

@@ -87,12 +87,19 @@ GUIDED_DEFAULTS = {
     "top": 3,
     "bury": 0,
     "call": 0,
+    "infer": 0,
 }
 # `call` = 1: the calls searched too (fastsheng._call_search, docs/bots.md "search-v3: the
 # calls"), flagged by the sign bit of the candidates word (CALL_FLAG). It came after search-v3's
 # names were published, so a resolved name spells it out only when it is 1: every name published
 # before resolves to the very same string.
-LATER_PARAMS = {"search-v3": {"call": 0}}
+# `infer` = the weight of a misfit in tenths of a natural log (1..127; 0: off): the race's worlds
+# come from a chain that weighs each consistent world by exp(-infer / 10) per misfit, a past play
+# of another seat its base bot would not have made (fastsheng._infer, docs/bots.md "search-v3:
+# reading the play"); it rides above k in the worlds word (INFER_SHIFT) and is spelled out only
+# when set, as `call`
+LATER_PARAMS = {"search-v3": {"call": 0, "infer": 0}}
+INFER_SHIFT = 16  # fastsheng._search.INFER_SHIFT
 GUIDED_BOUNDS = {
     "k": (1, 4096),
     "cands": (1, 32),
@@ -102,6 +109,7 @@ GUIDED_BOUNDS = {
     "top": (1, 7),
     "bury": (0, 1),
     "call": (0, 1),
+    "infer": (0, 127),
 }
 # where each of search-v3's parameters rides in the C search's candidates word (bits 0-7 the
 # candidates, 8-11 the version, 12 reserved): field -> (shift, width); fastsheng._guided_search
@@ -305,7 +313,8 @@ def bot_spec(resolved: str) -> tuple[int, int, int]:
                 from fastsheng import _call_search  # noqa: F401  (registers the calls' hook)
 
                 cands |= CALL_FLAG
-        return BOT_INDEX[fields["base"]], int(fields["k"]), cands
+        k = int(fields["k"]) | int(fields.get("infer", 0)) << INFER_SHIFT
+        return BOT_INDEX[fields["base"]], k, cands
     if resolved in LEARNED_MODELS:
         _load_learned(resolved)
     return BOT_INDEX[resolved], 0, 0

@@ -1,0 +1,35 @@
+# Inference from play (fastsheng._infer): how well a player model explains, in one world, the
+# other seats' past plays, and a Markov chain over the consistent worlds that prefers the worlds
+# explaining them. search-v3's inference draws its worlds from it (docs/bots.md).
+
+from fastsheng._bitboard cimport hand_t
+from fastsheng._game cimport game_t
+from fastsheng._rng cimport rng_t
+
+# The other seats' past decisions (leads as attempted, follows) of the hand so far, finished
+# tricks and the trick in progress, where bot `bot` (a C bot id of fastsheng._bots), dealt the
+# world's cards, would have played otherwise than was played; counting stops above `cap`.
+# -1 when the world contradicts the record (a past play illegal with its cards, a throw check
+# with another result). `rng` feeds the bot's draws: the same state gives the same answer.
+cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int cap) noexcept nogil
+
+# A Metropolis chain over the consistent worlds of `seat` (target: uniform over deals times
+# odds ** misfits): each step swaps two hidden cards between two places (other seats' hands, the
+# kitty the seat has not seen), cards known to lie where they are never move.
+cdef struct chain_t:
+    game_t w                 # the chain's world now
+    int m                    # its misfits
+    int seat
+    int bot
+    double odds
+    int nloc
+    int loc[4]               # places: seats 0-3, 4 the kitty
+    hand_t pinned[5]         # per place: copies that never move (shown and unplayed)
+    rng_t fit_rng            # the fixed bot stream of every misfits count
+    long long steps
+    long long accepted
+
+# Start at `first` (a consistent world of the live game `g`).
+cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat, double odds,
+                      rng_t* rng) noexcept nogil
+cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil

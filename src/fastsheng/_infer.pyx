@@ -1,0 +1,194 @@
+# cython: language_level=3
+"""Inference from play: how many of the other seats' past plays a player model explains.
+
+A world honours every public fact (fastsheng._worlds), but it counts as much as any other
+consistent world even where its cards make the plays that were seen unlikely: a seat that led
+a small club holding, in this world, the two top clubs a player of its style leads first.
+Strong card players read the play: they weigh the deals by how well each explains what the
+others did. `misfits` measures that for one world: it replays the hand from the first lead with
+the world's cards (each seat's cards now plus the cards it has played), checks every past play
+against the rules (fastsheng._worlds.trick_ok) and asks the model bot at every past decision of
+another seat what it would have played, counting the decisions where it would have played
+otherwise. The chain moves among the consistent worlds by swapping two hidden cards between two
+places and keeps a swap with probability min(1, odds ** (misfits after - misfits before)):
+Metropolis, so in the long run each world is visited in proportion to odds ** misfits (uniform
+over the deals among worlds that fit alike).
+"""
+
+from libc.math cimport pow
+from libc.string cimport memcpy
+
+from fastsheng._bitboard cimport (
+    hand_add_card, hand_copies, hand_count, hand_empty, hand_equal, hand_minus, hand_t,
+    hand_union, lsb,
+)
+from fastsheng._bots cimport bot_follow, bot_lead, points_of
+from fastsheng._core cimport lead_shape
+from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t, trick_public
+from fastsheng._rng cimport rng_below, rng_next, rng_split, rng_t
+from fastsheng._table cimport table_t, trick_add, trick_start, trick_t
+from fastsheng._worlds cimport kitty_known, trick_ok
+
+cdef enum:
+    KITTY = 4
+
+
+cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int cap) noexcept nogil:
+    cdef table_t r
+    cdef trick_t tr
+    cdef rng_t br
+    cdef const hand_t* plays
+    cdef hand_t att, p
+    cdef int s, i, j, n, ntricks, leader, barred, pts, miss = 0
+    if world.phase < PH_LEAD:
+        return 0
+    memcpy(&r, &world.t, sizeof(table_t))
+    memcpy(&br, rng, sizeof(rng_t))
+    r.rng = &br
+    # every seat's cards at the first lead: those it holds now and those it has played
+    for s in range(4):
+        r.bots[s] = bot
+        r.hands[s] = hand_union(world.t.hands[s], world.t.played_by[s])
+        r.played_by[s] = hand_empty()
+        r.void_mask[s] = 0
+        r.nopair_mask[s] = 0
+    if world.phase == PH_FOLLOW:
+        for i in range(world.tr.n):
+            s = (world.tr.leader + i) & 3
+            r.hands[s] = hand_union(r.hands[s], world.tr.plays[i])
+    r.played = hand_empty()
+    r.def_points = 0
+    r.tricks_done = 0
+    ntricks = world.tn if world.tn < LOG_TRICKS else LOG_TRICKS
+    for j in range(ntricks + (1 if world.phase == PH_FOLLOW else 0)):
+        if j < ntricks:
+            leader = world.log_leader[j]
+            barred = world.log_barred[j]
+            att = world.log_attempt[j]
+            plays = world.log_plays[j]
+            n = 4
+        else:
+            leader = world.tr.leader
+            barred = world.tr.barred
+            att = world.attempt
+            plays = world.tr.plays
+            n = world.tr.n
+        if not trick_ok(&r.ctx, r.hands, leader, att, not hand_equal(att, plays[0]), plays, n):
+            return -1
+        if leader != seat:
+            p = bot_lead(&r, leader)
+            miss += not hand_equal(p, att)
+        lead_shape(&r.ctx, plays[0], &tr.shape)
+        trick_start(&r.ctx, &tr, leader, plays[0], barred)
+        r.hands[leader] = hand_minus(r.hands[leader], plays[0])
+        for i in range(1, n):
+            s = (leader + i) & 3
+            if s != seat:
+                p = bot_follow(&r, s, &tr)
+                miss += not hand_equal(p, plays[i])
+            trick_add(&r.ctx, &tr, plays[i])
+            r.hands[s] = hand_minus(r.hands[s], plays[i])
+        if miss > cap:
+            return miss
+        if n == 4:
+            pts = 0
+            for i in range(4):
+                pts += points_of(plays[i])
+            trick_public(&r, &tr, (leader + tr.win) & 3, pts)
+    return miss
+
+
+cdef inline hand_t* place(chain_t* c, int L) noexcept nogil:
+    return &c.w.kitty if L == KITTY else &c.w.t.hands[L]
+
+
+cdef int pick_copy(hand_t h, rng_t* rng) noexcept nogil:
+    """A card code of h, each copy alike likely (h not empty)."""
+    cdef int j = rng_below(rng, hand_count(h)), code
+    cdef unsigned long long bits = h.one
+    while True:
+        code = lsb(bits)
+        bits &= bits - 1
+        j -= hand_copies(h, code)
+        if j < 0:
+            return code
+
+
+cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat, double odds,
+                      rng_t* rng) noexcept nogil:
+    cdef int s, i
+    cdef hand_t gone, shown
+    memcpy(&c.w, first, sizeof(game_t))
+    c.seat = seat
+    c.bot = g.t.bots[seat]
+    c.odds = odds
+    c.steps = 0
+    c.accepted = 0
+    rng_split(rng, &c.fit_rng)
+    c.nloc = 0
+    for s in range(4):
+        c.pinned[s] = hand_empty()
+        if s == seat:
+            continue
+        c.loc[c.nloc] = s
+        c.nloc += 1
+        # a card it showed and has not played is known to be with it (hand_minus saturates:
+        # copies shown minus copies played, at least 0)
+        gone = g.t.played_by[s]
+        if g.phase == PH_FOLLOW:
+            for i in range(g.tr.n):
+                if ((g.tr.leader + i) & 3) == s:
+                    gone = hand_union(gone, g.tr.plays[i])
+        shown = hand_minus(g.shown[s], gone)
+        c.pinned[s] = shown
+    c.pinned[KITTY] = hand_empty()
+    if not kitty_known(g, seat) and hand_count(g.kitty) and c.nloc < 4:
+        c.loc[c.nloc] = KITTY
+        c.nloc += 1
+        # the burier's shown cards may lie in its hand or the kitty: pin them where they are
+        if 0 <= g.t.burier < 4 and g.t.burier != seat:
+            c.pinned[KITTY] = hand_minus(c.pinned[g.t.burier], c.w.t.hands[g.t.burier])
+            c.pinned[g.t.burier] = hand_minus(c.pinned[g.t.burier], c.pinned[KITTY])
+    c.m = misfits(&c.w, seat, c.bot, &c.fit_rng, 1 << 20)
+
+
+cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
+    cdef int step, a, b, x, y, m
+    cdef hand_t* ha
+    cdef hand_t* hb
+    cdef hand_t ma, mb, sa, sb
+    cdef double u
+    if c.nloc < 2:
+        return
+    for step in range(n):
+        a = rng_below(rng, c.nloc)
+        b = rng_below(rng, c.nloc - 1)
+        if b >= a:
+            b += 1
+        ha = place(c, c.loc[a])
+        hb = place(c, c.loc[b])
+        ma = hand_minus(ha[0], c.pinned[c.loc[a]])
+        mb = hand_minus(hb[0], c.pinned[c.loc[b]])
+        c.steps += 1
+        if not hand_count(ma) or not hand_count(mb):
+            continue
+        x = pick_copy(ma, rng)
+        y = pick_copy(mb, rng)
+        if x == y:
+            continue
+        sa = ha[0]
+        sb = hb[0]
+        ha[0] = hand_add_card(hand_minus(sa, hand_add_card(hand_empty(), x)), y)
+        hb[0] = hand_add_card(hand_minus(sb, hand_add_card(hand_empty(), y)), x)
+        m = misfits(&c.w, c.seat, c.bot, &c.fit_rng, c.m + 40 if c.m >= 0 else 1 << 20)
+        u = (rng_next(rng) >> 11) * (1.0 / 9007199254740992.0)
+        # from a world the record contradicts, any consistent one is taken (the walk out)
+        if m >= 0 and (c.m < 0 or m <= c.m or u < pow(c.odds, m - c.m)):
+            c.m = m
+            c.accepted += 1
+            if c.loc[a] == KITTY or c.loc[b] == KITTY:
+                if c.w.t.burier >= 0:
+                    c.w.t.buried = c.w.kitty
+        else:
+            ha[0] = sa
+            hb[0] = sb
