@@ -32,9 +32,8 @@ from libc.string cimport memcpy
 
 from fastsheng._bitboard cimport hand_empty, hand_t
 from fastsheng._game cimport batch_t, game_t, hand_row_t, search_fn, set_search_hook
-from fastsheng._infer cimport chain_run, chain_start, chain_t, misfits
+from fastsheng._infer cimport chain_run, chain_start, chain_t
 from fastsheng._learned cimport model_margin, predict_gains
-from fastsheng._rng cimport rng_next, rng_split, rng_t
 from fastsheng._search cimport (
     INFER_SHIFT, K_MASK, MAX_CANDS, candidates, outcome, playout, scratch_batch, search_any,
 )
@@ -66,11 +65,14 @@ cdef int K0 = 4              # worlds of the race's first round
 cdef double Z = 1.0          # the gate: the winner's mean gain above Z standard errors
 cdef double ZDROP = 1.0      # dropped when off course: t below ZDROP * Z * sqrt(w / k)
 cdef int MAKER = 1           # 0: every world by world_from_game (the same worlds, slower)
-cdef int STEPS = 5           # with `infer`: the chain's steps between two worlds of a race
-cdef int BURN = 100          # and before its first
-cdef int DIAG = 0            # screening only: count the real deal's misfits too
-cdef long long NSIR = 0, MISS_DRAWN = 0, MISS_KEPT = 0, MISS_REAL = 0, NREAL = 0
-cdef long long NSTEP = 0, NACC = 0, NBAD = 0, NBADREAL = 0
+# with `infer`: the chain's steps between two worlds of a race and before its first (the
+# screen of docs/bots.md, "search-v3: reading the play": 5/50 and 10/200 gained less)
+cdef int STEPS = 20
+cdef int BURN = 400
+# the chain's counters (analysis only): chains, their starts' misfits and starts the record
+# contradicts, worlds taken and their misfits, steps and swaps kept
+cdef long long NCHAIN = 0, MISS_START = 0, NBAD = 0, NWORLD = 0, MISS_KEPT = 0
+cdef long long NSTEP = 0, NACC = 0
 
 # analysis counters (never read by the play)
 cdef long long NDEC = 0, NRACE = 0, NPLAY = 0, NDEV = 0, NMODEL = 0
@@ -116,7 +118,7 @@ cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive,
                      chain_t* ch) noexcept nogil:
     """nw more common worlds (from `maker`, the decision's world dealer, when there is one):
     the reference and every live challenger played out in each."""
-    global NPLAY, MISS_KEPT, NSIR
+    global NPLAY, MISS_KEPT, NWORLD
     cdef game_t world, play
     cdef hand_row_t prow
     cdef long long base_x, x
@@ -126,7 +128,7 @@ cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive,
             chain_run(ch, STEPS, g.t.rng)
             memcpy(&world, &ch.w, sizeof(game_t))
             MISS_KEPT += ch.m
-            NSIR += 1
+            NWORLD += 1
         elif maker != NULL:
             worlds_draw(maker, &world, g.t.rng, WORLD_TRIES)
         else:
@@ -143,11 +145,35 @@ cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive,
                 sum_d2[i] += <double>x * x
 
 
+cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds) noexcept nogil:
+    """The inference chain of one race, burnt in (NULL when out of memory). It starts from a
+    world the whole record allows when one of 16 dealt comes out so (the dealer honours what
+    the live game keeps, not every past follow: the chain's first steps walk out otherwise)."""
+    global NCHAIN, MISS_START, NBAD
+    cdef chain_t* ch = <chain_t*>malloc(sizeof(chain_t))
+    cdef game_t first
+    cdef int tries
+    if ch == NULL:
+        return NULL
+    for tries in range(16):
+        if maker != NULL:
+            worlds_draw(maker, &first, g.t.rng, WORLD_TRIES)
+        else:
+            world_from_game(g, &first, seat, g.t.rng, WORLD_TRIES)
+        chain_start(ch, g, &first, seat, odds, g.t.rng)
+        if ch.m >= 0:
+            break
+    NCHAIN += 1
+    MISS_START += ch.m
+    NBAD += ch.m < 0
+    chain_run(ch, BURN, g.t.rng)
+    return ch
+
+
 cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odds) noexcept nogil:
     """The index of the challenger that wins the race against cands[0], or 0. odds > 0: the
     worlds come from the inference chain (fastsheng._infer) with these odds per misfit."""
-    global MISS_DRAWN, MISS_REAL, NREAL, NSTEP, NACC, NBAD, NBADREAL
-    cdef int x
+    global NSTEP, NACC
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
     cdef double mean_of[MAX_CANDS]
@@ -157,31 +183,8 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
     cdef double var, mean
     # the public state's setup once for all the race's worlds (the same worlds, far cheaper)
     cdef void* maker = worlds_open(g, seat) if MAKER else NULL
-    cdef chain_t* ch = NULL
-    cdef rng_t mr
-    cdef game_t first
+    cdef chain_t* ch = open_chain(g, seat, maker, odds) if odds > 0 else NULL
     scratch_batch(g.b, &pb)
-    if odds > 0:
-        ch = <chain_t*>malloc(sizeof(chain_t))
-        if ch != NULL:
-            # the chain starts from a world the whole record allows, when one comes soon
-            for x in range(16):
-                if maker != NULL:
-                    worlds_draw(maker, &first, g.t.rng, WORLD_TRIES)
-                else:
-                    world_from_game(g, &first, seat, g.t.rng, WORLD_TRIES)
-                chain_start(ch, g, &first, seat, odds, g.t.rng)
-                if ch.m >= 0:
-                    break
-            MISS_DRAWN += ch.m
-            NBAD += ch.m < 0
-            chain_run(ch, BURN, g.t.rng)
-            if DIAG:
-                rng_split(g.t.rng, &mr)
-                x = misfits(g, seat, g.t.bots[seat], &mr, 1 << 20)
-                MISS_REAL += x
-                NBADREAL += x < 0
-                NREAL += 1
     alive[0] = 0
     for i in range(1, n):
         alive[i] = 1
@@ -225,6 +228,7 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
         nw = w if w + w <= k else k - w
     worlds_close(maker)
     if ch != NULL:
+        # (analysis counters)
         NSTEP += ch.steps
         NACC += ch.accepted
         free(ch)
@@ -294,29 +298,29 @@ def _unpack(word):
     return dict(close=round(o.close * 100), late=o.late, early=o.early, top=o.top)
 
 
-def _tune(k0=None, z=None, zdrop=None, maker=None, steps=None, burn=None, diag=None):
+def _tune(k0=None, z=None, zdrop=None, maker=None, steps=None, burn=None):
     """Set knobs of search-v3's play in this process (its name's parameters aside); returns
     every knob as it was, so ``_tune(**old)`` restores them."""
-    global K0, Z, ZDROP, MAKER, STEPS, BURN, DIAG
-    was = dict(k0=K0, z=Z, zdrop=ZDROP, maker=MAKER, steps=STEPS, burn=BURN, diag=DIAG)
+    global K0, Z, ZDROP, MAKER, STEPS, BURN
+    was = dict(k0=K0, z=Z, zdrop=ZDROP, maker=MAKER, steps=STEPS, burn=BURN)
     if k0 is not None: K0 = k0
     if z is not None: Z = z
     if zdrop is not None: ZDROP = zdrop
     if maker is not None: MAKER = maker
     if steps is not None: STEPS = max(int(steps), 1)
     if burn is not None: BURN = max(int(burn), 0)
-    if diag is not None: DIAG = diag
     return was
 
 
 def _infer_counts(reset=False):
-    """Screening only: worlds resampled, misfits of the worlds drawn and kept (and of the real
-    deal, with diag)."""
-    global NSIR, MISS_DRAWN, MISS_KEPT, MISS_REAL, NREAL, NSTEP, NACC
-    out = dict(worlds=NSIR, drawn=MISS_DRAWN, kept=MISS_KEPT, real=MISS_REAL, nreal=NREAL,
-               steps=NSTEP, accepted=NACC, bad=NBAD, badreal=NBADREAL)
+    """Screening only: the inference chains of search-v3's races (`infer`): chains, the summed
+    misfits of their first worlds and how many the record contradicted, worlds taken and their
+    summed misfits, steps and swaps kept."""
+    global NCHAIN, MISS_START, NBAD, NWORLD, MISS_KEPT, NSTEP, NACC
+    out = dict(chains=NCHAIN, start=MISS_START, bad=NBAD, worlds=NWORLD, kept=MISS_KEPT,
+               steps=NSTEP, accepted=NACC)
     if reset:
-        NSIR = MISS_DRAWN = MISS_KEPT = MISS_REAL = NREAL = NSTEP = NACC = 0
+        NCHAIN = MISS_START = NBAD = NWORLD = MISS_KEPT = NSTEP = NACC = 0
     return out
 
 
