@@ -8,11 +8,10 @@ contradiction."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 
 import pytest
+from botcheck import play_digest, same_decisions_in_worlds
 
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import simulate_hands
@@ -81,14 +80,7 @@ def test_infer_plays_legal_reproducible_and_otherwise():
 
 
 def digest(preset: str, lineup) -> str:
-    out = simulate_hands(preset, lineup, 20261202, 8, level="random", tricks=True)
-    h = hashlib.sha256()
-    for name in ("hands", "tricks"):
-        table = out[name]
-        for col in sorted(c for c in table.column_names if c != "bots"):
-            h.update(col.encode())
-            h.update(json.dumps(table.column(col).to_pylist(), default=str).encode())
-    return h.hexdigest()
+    return play_digest(preset, lineup, 20261202, 8)
 
 
 # SHA-256 of every column but `bots` of the hands and tricks of 8 hands (seed 20261202, random
@@ -114,17 +106,7 @@ def test_infer_decides_from_what_its_seat_may_know(hand_id):
     with the same bot stream, get the same decision at every lead and follow: the chain reads
     the public record (the tricks in order, shown cards) and the worlds it walks, never the
     real deal."""
-    name = "search-v3:k=8,cands=4,infer=46"
-    g = Game("standard", seed=12, hand_id=hand_id, level="random")
-    differed = 0
-    while g.phase != "done":
-        if g.decision in ("lead", "follow"):
-            seat = g.to_act
-            world = g.sample_world(seat, rng=hand_id)
-            differed += any(world.hand(s) != g.hand(s) for s in range(4) if s != seat)
-            world._core.set_bot_stream(g._core.bot_stream())
-            assert world.bot_action(name) == g.bot_action(name), (hand_id, g.decision)
-        g.apply(g.bot_action(name))
+    differed = same_decisions_in_worlds("search-v3:k=8,cands=4,infer=46", 12, hand_id)
     assert differed > 10
 
 

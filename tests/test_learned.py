@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from botcheck import same_decisions_in_worlds
 
 from fastsheng import _features, _learned
 from fastsheng.engine import registry as B
@@ -69,16 +70,7 @@ def test_the_step_api_plays_as_the_simulator():
 def test_it_decides_from_what_its_seat_may_know(hand_id):
     """Two games that differ only in cards the deciding seat cannot see, with the same bot
     stream, get the same decision at every lead and follow."""
-    g = Game("standard", seed=11, hand_id=hand_id, level="random")
-    differed = 0
-    while g.phase != "done":
-        if g.decision in ("lead", "follow"):
-            seat = g.to_act
-            world = g.sample_world(seat, rng=hand_id)
-            differed += any(world.hand(s) != g.hand(s) for s in range(4) if s != seat)
-            world._core.set_bot_stream(g._core.bot_stream())
-            assert world.bot_action(NAME) == g.bot_action(NAME), (hand_id, g.decision)
-        g.apply(g.bot_action(NAME))
+    differed = same_decisions_in_worlds(NAME, 11, hand_id)
     assert differed > 10
 
 

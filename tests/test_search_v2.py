@@ -5,11 +5,11 @@ fraction of its cost."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 
 import pytest
+from botcheck import play_digest, same_decisions_in_worlds
 
 from fastsheng import _search
 from fastsheng.apps import cli
@@ -117,28 +117,12 @@ def test_it_decides_from_what_its_seat_may_know(hand_id):
     """Two games that differ only in cards the deciding seat cannot see (a consistent world),
     with the same bot stream, get the same decision at every lead and follow: its worlds
     (fastsheng._worlds.world_from_game) depend on the hidden cards as a set."""
-    g = Game("standard", seed=11, hand_id=hand_id, level="random")
-    differed = 0
-    while g.phase != "done":
-        if g.decision in ("lead", "follow"):
-            seat = g.to_act
-            world = g.sample_world(seat, rng=hand_id)
-            differed += any(world.hand(s) != g.hand(s) for s in range(4) if s != seat)
-            world._core.set_bot_stream(g._core.bot_stream())
-            assert world.bot_action(SMALL) == g.bot_action(SMALL), (hand_id, g.decision)
-        g.apply(g.bot_action(SMALL))
+    differed = same_decisions_in_worlds(SMALL, 11, hand_id)
     assert differed > 10
 
 
 def digest(preset: str, lineup) -> str:
-    out = simulate_hands(preset, lineup, 20261201, 12, level="random", tricks=True)
-    h = hashlib.sha256()
-    for name in ("hands", "tricks"):
-        table = out[name]
-        for col in sorted(c for c in table.column_names if c != "bots"):
-            h.update(col.encode())
-            h.update(json.dumps(table.column(col).to_pylist(), default=str).encode())
-    return h.hexdigest()
+    return play_digest(preset, lineup)
 
 
 # SHA-256 of every column but `bots` of the hands and tricks of 12 hands (seed 20261201, random
