@@ -1,5 +1,6 @@
 """Hands per second of the search bot (docs/bots.md "search") for K = 8, 32 and 128 worlds, and
-of search-v2 and search-v3 against search in the same run.
+of search-v2 and search-v3 against search in the same run, and of search-v3 reading the play
+(infer) against search-v3.
 
 The bot plays all four seats (cands=8, base `expert`), `standard` rules, on one core; the
 figures are printed and go to the benchmark's extra_info. A search costs K x candidates
@@ -71,3 +72,20 @@ def test_search_v3_hands_per_second_against_search(benchmark):
     benchmark.extra_info.update(search_hands_per_s=round(old, 3), v3_hands_per_s=round(new, 3))
     print(f"\nsearch k=32: {old:.2f} hands/s, search-v3: {new:.2f} hands/s ({new / old:.1f}x)")
     assert new / old >= V3_RATIO, (new, old)
+
+
+def test_search_v3_infer_hands_per_second(benchmark):
+    """search-v3:infer=46 (docs/bots.md "search-v3: reading the play") against search-v3 itself,
+    four seats, the same twelve hands in this one run: the chain's replays cost 6x-10x
+    (gated between 1.5x and 30x: a few hands on a shared machine)."""
+    plain = profile_batch("standard", "search-v3", 1, 12, level="random")["hands_per_s"]
+    infer = benchmark.pedantic(
+        lambda: profile_batch("standard", "search-v3:infer=46", 1, 12, level="random")[
+            "hands_per_s"
+        ],
+        rounds=1,
+        iterations=1,
+    )
+    benchmark.extra_info.update(v3_hands_per_s=round(plain, 3), infer_hands_per_s=round(infer, 3))
+    print(f"\nsearch-v3: {plain:.2f} hands/s, infer=46: {infer:.2f} hands/s ({plain / infer:.1f}x)")
+    assert 1.5 <= plain / infer <= 30, (plain, infer)
