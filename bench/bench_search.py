@@ -44,33 +44,31 @@ def test_search_hands_per_second(benchmark):
     assert base / speed[8] > 10, (base, speed)
 
 
-def test_search_v2_hands_per_second_against_search(benchmark):
-    """search-v2 (docs/bots.md "search-v2") against today's search at the same k=32, cands=8,
-    four seats, the same six hands in this one run: gated at V2_RATIO (docs/bots.md)."""
-    old = profile_batch("standard", "search:k=32,cands=8", 1, 6, level="random")["hands_per_s"]
-    new = benchmark.pedantic(
-        lambda: profile_batch("standard", "search-v2:k=32,cands=8", 1, 6, level="random")[
-            "hands_per_s"
-        ],
+def hands_per_s_in_one_run(benchmark, old: str, new: str, hands: int) -> tuple[float, float]:
+    """Hands/s of `old` then `new` at all four seats on the same hands in this run (the new
+    one timed by the benchmark); printed and kept in its extra_info."""
+    was = profile_batch("standard", old, 1, hands, level="random")["hands_per_s"]
+    now = benchmark.pedantic(
+        lambda: profile_batch("standard", new, 1, hands, level="random")["hands_per_s"],
         rounds=1,
         iterations=1,
     )
-    benchmark.extra_info.update(search_hands_per_s=round(old, 3), v2_hands_per_s=round(new, 3))
-    print(f"\nsearch k=32: {old:.2f} hands/s, search-v2 k=32: {new:.2f} hands/s ({new / old:.1f}x)")
+    benchmark.extra_info.update(old_hands_per_s=round(was, 3), new_hands_per_s=round(now, 3))
+    print(f"\n{old}: {was:.2f} hands/s, {new}: {now:.2f} hands/s ({now / was:.2f}x)")
+    return was, now
+
+
+def test_search_v2_hands_per_second_against_search(benchmark):
+    """search-v2 (docs/bots.md "search-v2") against today's search at the same k=32, cands=8,
+    four seats, the same six hands in this one run: gated at V2_RATIO (docs/bots.md)."""
+    old, new = hands_per_s_in_one_run(benchmark, "search:k=32,cands=8", "search-v2:k=32,cands=8", 6)
     assert new / old >= V2_RATIO, (new, old)
 
 
 def test_search_v3_hands_per_second_against_search(benchmark):
     """search-v3 (docs/bots.md "search-v3", its defaults) against today's search:k=32, four
     seats, the same twelve hands in this one run: gated at V3_RATIO."""
-    old = profile_batch("standard", "search:k=32,cands=8", 1, 12, level="random")["hands_per_s"]
-    new = benchmark.pedantic(
-        lambda: profile_batch("standard", "search-v3", 1, 12, level="random")["hands_per_s"],
-        rounds=1,
-        iterations=1,
-    )
-    benchmark.extra_info.update(search_hands_per_s=round(old, 3), v3_hands_per_s=round(new, 3))
-    print(f"\nsearch k=32: {old:.2f} hands/s, search-v3: {new:.2f} hands/s ({new / old:.1f}x)")
+    old, new = hands_per_s_in_one_run(benchmark, "search:k=32,cands=8", "search-v3", 12)
     assert new / old >= V3_RATIO, (new, old)
 
 
@@ -78,14 +76,5 @@ def test_search_v3_infer_hands_per_second(benchmark):
     """search-v3:infer=46 (docs/bots.md "search-v3: reading the play") against search-v3 itself,
     four seats, the same twelve hands in this one run: the chain's replays cost 6x-10x
     (gated between 1.5x and 30x: a few hands on a shared machine)."""
-    plain = profile_batch("standard", "search-v3", 1, 12, level="random")["hands_per_s"]
-    infer = benchmark.pedantic(
-        lambda: profile_batch("standard", "search-v3:infer=46", 1, 12, level="random")[
-            "hands_per_s"
-        ],
-        rounds=1,
-        iterations=1,
-    )
-    benchmark.extra_info.update(v3_hands_per_s=round(plain, 3), infer_hands_per_s=round(infer, 3))
-    print(f"\nsearch-v3: {plain:.2f} hands/s, infer=46: {infer:.2f} hands/s ({plain / infer:.1f}x)")
+    plain, infer = hands_per_s_in_one_run(benchmark, "search-v3", "search-v3:infer=46", 12)
     assert 1.5 <= plain / infer <= 30, (plain, infer)

@@ -117,7 +117,7 @@ cdef int pick_copy(hand_t h, rng_t* rng) noexcept nogil:
 cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat, double odds,
                       rng_t* rng) noexcept nogil:
     cdef int s, i
-    cdef hand_t gone, shown
+    cdef hand_t gone
     memcpy(&c.w, first, sizeof(game_t))
     c.seat = seat
     c.bot = g.t.bots[seat]
@@ -126,8 +126,8 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
     c.accepted = 0
     rng_split(rng, &c.fit_rng)
     c.nloc = 0
+    c.pinned[seat] = hand_empty()
     for s in range(4):
-        c.pinned[s] = hand_empty()
         if s == seat:
             continue
         c.loc[c.nloc] = s
@@ -139,8 +139,7 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
             for i in range(g.tr.n):
                 if ((g.tr.leader + i) & 3) == s:
                     gone = hand_union(gone, g.tr.plays[i])
-        shown = hand_minus(g.shown[s], gone)
-        c.pinned[s] = shown
+        c.pinned[s] = hand_minus(g.shown[s], gone)
     c.pinned[KITTY] = hand_empty()
     if not kitty_known(g, seat) and hand_count(g.kitty) and c.nloc < 4:
         c.loc[c.nloc] = KITTY

@@ -9,8 +9,8 @@ from fastsheng._game cimport batch_t, game_t, hand_row_t
 
 cdef enum:
     MAX_CANDS = 32           # the most candidates a decision compares (bots.py checks cands)
-    # search-v3's `infer` (odds per misfit in hundredths, 0: off) rides above its worlds in
-    # search_k (fastsheng.engine.registry.INFER_SHIFT): k itself is the low 16 bits
+    # search-v3's `infer` (a misfit's weight in tenths of a natural log, 0: off) rides above
+    # its worlds in search_k (fastsheng.engine.registry.INFER_SHIFT): k is the low 16 bits
     INFER_SHIFT = 16
     K_MASK = (1 << 16) - 1
 
