@@ -13,6 +13,7 @@ import random
 import pytest
 from botcheck import play_digest, same_decisions_in_worlds
 
+from fastsheng import _guided_search, _infer
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import simulate_hands
 from fastsheng.engine.registry import BOT_INDEX, bot_spec, resolve_bot
@@ -55,6 +56,78 @@ def test_another_bot_misfits_and_worlds_replay_without_contradiction():
                 assert w._core.misfits(seat, EXPERT3) >= 0
                 worlds += 1
     assert worlds > 20 and misfit > 10
+
+
+def test_a_learned_model_is_asked_in_the_replayed_game():
+    # learned-v1 reads the game around the table (its phase and trick), so the replay is a game:
+    # its own play it explains better than expert-v4, its base, does, and far better than the
+    # cards of a uniform consistent world do (a replay that asked it out of its game would not;
+    # its candidates' draws come from the replay's own stream, so a few misfits remain)
+    bot_spec("learned-v1")
+    learned, expert4 = BOT_INDEX["learned-v1"], BOT_INDEX["expert-v4"]
+    rng = random.Random(3)
+    own, base, world = [], [], []
+    for hand_id in range(3):
+        for g in play_decisions("standard", 47, hand_id, "learned-v1"):
+            seat = g.to_act
+            own.append(g._core.misfits(seat, learned))
+            base.append(g._core.misfits(seat, expert4))
+            world.append(g.sample_world(seat, rng)._core.misfits(seat, learned))
+    assert min(own) >= 0 and len(own) > 100
+    assert sum(own) < 0.8 * sum(base) and sum(own) < 0.3 * sum(world)
+
+
+def test_a_learned_base_reads_the_play():
+    # its replay once asked learned-v1 out of any game and crashed the process
+    bots = ("search-v3:k=8,base=learned-v1,infer=20", "expert-v3")
+    t = simulate_hands("standard", bots, 11, 2, level="random")
+    assert t.num_rows == 2
+
+
+def test_the_screening_knobs_of_the_replay():
+    # leads and follows counted apart add up; the learned judgement forgives some misfits;
+    # every knob is restored
+    bot_spec("learned-v1")
+    was = _infer._tune()
+    seen = forgiven = 0
+    try:
+        for g in play_decisions("standard", 45, 0, "search-v3:k=8"):
+            seat = g.to_act
+            both = g._core.misfits(seat, EXPERT3)
+            _infer._tune(kinds=1)
+            leads = g._core.misfits(seat, EXPERT3)
+            _infer._tune(kinds=2)
+            follows = g._core.misfits(seat, EXPERT3)
+            _infer._tune(kinds=3)
+            assert leads + follows == both
+            soft = g._core.misfits(seat, EXPERT3, 0.1)
+            assert 0 <= soft <= both
+            forgiven += soft < both
+            seen += both > 0
+    finally:
+        _infer._tune(**was)
+    assert _infer._tune() == was
+    assert seen > 10 and forgiven > 0
+
+
+def test_the_oracle_knob_changes_only_its_seats():
+    # analysis only (the worth of knowing the cards): seats of k = ORACLE play on the real deal
+    bots = ("search-v3:k=9", "search-v3:k=8")
+    plain = simulate_hands("standard", bots, 13, 3, level="random").to_pandas()
+    was = _guided_search._tune(oracle=9)
+    try:
+        cheat = simulate_hands("standard", bots, 13, 3, level="random").to_pandas()
+        other = simulate_hands(
+            "standard", ("search-v3:k=10", "search-v3:k=8"), 13, 3, level="random"
+        ).to_pandas()
+    finally:
+        _guided_search._tune(**was)
+    assert not plain.equals(cheat)
+    again = simulate_hands(
+        "standard", ("search-v3:k=10", "search-v3:k=8"), 13, 3, level="random"
+    ).to_pandas()
+    assert other.equals(again)
+    assert simulate_hands("standard", bots, 13, 3, level="random").to_pandas().equals(plain)
 
 
 def test_infer_names():

@@ -31,6 +31,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from fastsheng._bitboard cimport hand_empty, hand_t
+from fastsheng._rng cimport rng_split
 from fastsheng._game cimport batch_t, game_t, hand_row_t, search_fn, set_search_hook
 from fastsheng._infer cimport chain_run, chain_start, chain_t
 from fastsheng._learned cimport model_margin, predict_gains
@@ -68,6 +69,9 @@ cdef int MAKER = 1           # 0: every world by world_from_game (the same world
 # with `infer`: the chain's steps between two worlds of a race and before its first (the
 # screen of docs/bots.md, "search-v3: reading the play": 5/50 and 10/200 gained less)
 cdef int STEPS = 20
+# analysis only, the value of knowing the cards: the races of seats whose k is ORACLE play every
+# world on the real deal (a cheat no name reaches: docs/bots.md, "search-v3: reading the play")
+cdef int ORACLE = 0
 cdef int BURN = 400
 # the chain's counters (analysis only): chains, their starts' misfits and starts the record
 # contradicts, worlds taken and their misfits, steps and swaps kept
@@ -115,16 +119,20 @@ cdef int rank_challengers(game_t* g, int seat, hand_t* cands, int n, float* y) n
 
 cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive, int n, int nw,
                      double* sum_d, double* sum_d2, batch_t* pb, void* maker,
-                     chain_t* ch) noexcept nogil:
-    """nw more common worlds (from `maker`, the decision's world dealer, when there is one):
-    the reference and every live challenger played out in each."""
+                     chain_t* ch, int oracle) noexcept nogil:
+    """nw more common worlds (from `maker`, the decision's world dealer, when there is one; the
+    real deal when `oracle`): the reference and every live challenger played out in each."""
     global NPLAY, MISS_KEPT, NWORLD
     cdef game_t world, play
     cdef hand_row_t prow
     cdef long long base_x, x
     cdef int w, i
     for w in range(nw):
-        if ch != NULL:
+        if oracle:
+            memcpy(&world, g, sizeof(game_t))
+            rng_split(g.t.rng, &world.deal_rng)
+            rng_split(g.t.rng, &world.bot_rng)
+        elif ch != NULL:
             chain_run(ch, STEPS, g.t.rng)
             memcpy(&world, &ch.w, sizeof(game_t))
             MISS_KEPT += ch.m
@@ -195,7 +203,8 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
     if nw < 2:
         nw = 2
     while True:
-        race_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, maker, ch)
+        race_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, maker, ch,
+                   ORACLE != 0 and ORACLE == k)
         w += nw
         nalive = 0
         for i in range(1, n):
@@ -298,11 +307,12 @@ def _unpack(word):
     return dict(close=round(o.close * 100), late=o.late, early=o.early, top=o.top)
 
 
-def _tune(k0=None, z=None, zdrop=None, maker=None, steps=None, burn=None):
+def _tune(k0=None, z=None, zdrop=None, maker=None, steps=None, burn=None, oracle=None):
     """Set knobs of search-v3's play in this process (its name's parameters aside); returns
     every knob as it was, so ``_tune(**old)`` restores them."""
-    global K0, Z, ZDROP, MAKER, STEPS, BURN
-    was = dict(k0=K0, z=Z, zdrop=ZDROP, maker=MAKER, steps=STEPS, burn=BURN)
+    global K0, Z, ZDROP, MAKER, STEPS, BURN, ORACLE
+    was = dict(k0=K0, z=Z, zdrop=ZDROP, maker=MAKER, steps=STEPS, burn=BURN, oracle=ORACLE)
+    if oracle is not None: ORACLE = oracle
     if k0 is not None: K0 = k0
     if z is not None: Z = z
     if zdrop is not None: ZDROP = zdrop
@@ -317,7 +327,8 @@ def _infer_counts(reset=False):
     misfits of their first worlds and how many the record contradicted, worlds taken and their
     summed misfits, steps and swaps kept."""
     global NCHAIN, MISS_START, NBAD, NWORLD, MISS_KEPT, NSTEP, NACC
-    out = dict(chains=NCHAIN, start=MISS_START, bad=NBAD, worlds=NWORLD, kept=MISS_KEPT,
+    # the chains count misfits in hundredths
+    out = dict(chains=NCHAIN, start=MISS_START / 100, bad=NBAD, worlds=NWORLD, kept=MISS_KEPT / 100,
                steps=NSTEP, accepted=NACC)
     if reset:
         NCHAIN = MISS_START = NBAD = NWORLD = MISS_KEPT = NSTEP = NACC = 0

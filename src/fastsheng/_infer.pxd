@@ -12,16 +12,28 @@ from fastsheng._rng cimport rng_t
 # -1 when the world contradicts the record (a past play illegal with its cards, a throw check
 # with another result). `rng` feeds the bot's draws: the same state gives the same answer.
 cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int cap) noexcept nogil
+# The same in hundredths of a misfit (cap too); soft > 0: a play other than the bot's is judged
+# by the learned model (fastsheng._learned), a whole misfit when it predicts no gain of it over
+# the bot's play, none from a predicted gain of `soft` net levels up.
+cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
+                   float soft) noexcept nogil
+
+# The learned judgement of a play (fastsheng._learned sets it when its model is loaded, so that
+# this module need not import it): the predicted gain, in net levels, of `played` over
+# `model_play` at `seat`'s pending lead or follow of `g`.
+ctypedef float (*judge_fn)(const game_t* g, int seat, hand_t played, hand_t model_play) noexcept nogil
+cdef void set_judge(judge_fn f) noexcept nogil
 
 # A Metropolis chain over the consistent worlds of `seat` (target: uniform over deals times
 # odds ** misfits): each step swaps two hidden cards between two places (other seats' hands, the
 # kitty the seat has not seen), cards known to lie where they are never move.
 cdef struct chain_t:
     game_t w                 # the chain's world now
-    int m                    # its misfits
+    int m                    # its misfits, in hundredths
     int seat
     int bot
     double odds
+    float soft               # the learned judgement's scale (0: plain misfits)
     int nloc
     int loc[4]               # places: seats 0-3, 4 the kitty
     hand_t pinned[5]         # per place: copies that never move (shown and unplayed)

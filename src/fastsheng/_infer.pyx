@@ -26,39 +26,77 @@ from fastsheng._bots cimport bot_follow, bot_lead, points_of
 from fastsheng._core cimport lead_shape
 from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t, trick_public
 from fastsheng._rng cimport rng_below, rng_next, rng_split, rng_t
-from fastsheng._table cimport table_t, trick_add, trick_start, trick_t
+from fastsheng._table cimport trick_add, trick_start
 from fastsheng._worlds cimport kitty_known, trick_ok
 
 cdef enum:
     KITTY = 4
 
 
-cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int cap) noexcept nogil:
-    cdef table_t r
-    cdef trick_t tr
+# screening knobs (module settings, never set by a published name): SOFT > 0 judges a past play
+# that differs from the model bot's by the learned model's predicted gain of it over the model's
+# play (JUDGE, when a model is loaded): a play it predicts to gain SOFT net levels or more is no misfit,
+# one it predicts to gain nothing a whole one; MODEL_BOT >= 0 replaces the seat's base bot as
+# the model of the chain (the learned model is trained against expert-v4's play)
+cdef float SOFT = 0
+cdef int MODEL_BOT = -1
+cdef int KINDS = 3          # screening: bit 0 count leads, bit 1 follows
+
+
+cdef judge_fn JUDGE = NULL   # the learned judgement, set by fastsheng._learned's load
+
+
+cdef void set_judge(judge_fn f) noexcept nogil:
+    global JUDGE
+    JUDGE = f
+
+
+cdef inline int judged(game_t* r, int s, hand_t model_play, hand_t played, float soft) noexcept nogil:
+    """One past decision's misfit in hundredths (0: the model plays as was played)."""
+    cdef float y
+    if hand_equal(model_play, played):
+        return 0
+    if soft <= 0 or JUDGE == NULL:
+        return 100
+    y = 1.0 - JUDGE(r, s, played, model_play) / soft
+    if y <= 0:
+        return 0
+    if y >= 1:
+        return 100
+    return <int>(100 * y + 0.5)
+
+
+cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
+                   float soft) noexcept nogil:
+    """misfits in hundredths of a misfit (soft: the learned judgement of judged), -1 when the
+    record contradicts the world; counting stops above cap (hundredths)."""
+    # the replay is a game (its table, trick and phase), so that every bot can be asked,
+    # learned ones included (they read the game around the table), and the learned model
+    # can judge a play
+    cdef game_t r
     cdef rng_t br
     cdef const hand_t* plays
     cdef hand_t att, p
     cdef int s, i, j, n, ntricks, leader, barred, pts, miss = 0
     if world.phase < PH_LEAD:
         return 0
-    memcpy(&r, &world.t, sizeof(table_t))
+    memcpy(&r, world, sizeof(game_t))
     memcpy(&br, rng, sizeof(rng_t))
-    r.rng = &br
+    r.t.rng = &br
     # every seat's cards at the first lead: those it holds now and those it has played
     for s in range(4):
-        r.bots[s] = bot
-        r.hands[s] = hand_union(world.t.hands[s], world.t.played_by[s])
-        r.played_by[s] = hand_empty()
-        r.void_mask[s] = 0
-        r.nopair_mask[s] = 0
+        r.t.bots[s] = bot
+        r.t.hands[s] = hand_union(world.t.hands[s], world.t.played_by[s])
+        r.t.played_by[s] = hand_empty()
+        r.t.void_mask[s] = 0
+        r.t.nopair_mask[s] = 0
     if world.phase == PH_FOLLOW:
         for i in range(world.tr.n):
             s = (world.tr.leader + i) & 3
-            r.hands[s] = hand_union(r.hands[s], world.tr.plays[i])
-    r.played = hand_empty()
-    r.def_points = 0
-    r.tricks_done = 0
+            r.t.hands[s] = hand_union(r.t.hands[s], world.tr.plays[i])
+    r.t.played = hand_empty()
+    r.t.def_points = 0
+    r.t.tricks_done = 0
     ntricks = world.tn if world.tn < LOG_TRICKS else LOG_TRICKS
     for j in range(ntricks + (1 if world.phase == PH_FOLLOW else 0)):
         if j < ntricks:
@@ -73,29 +111,38 @@ cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int c
             att = world.attempt
             plays = world.tr.plays
             n = world.tr.n
-        if not trick_ok(&r.ctx, r.hands, leader, att, not hand_equal(att, plays[0]), plays, n):
+        if not trick_ok(&r.t.ctx, r.t.hands, leader, att, not hand_equal(att, plays[0]), plays, n):
             return -1
+        r.phase = PH_LEAD
         if leader != seat:
-            p = bot_lead(&r, leader)
-            miss += not hand_equal(p, att)
-        lead_shape(&r.ctx, plays[0], &tr.shape)
-        trick_start(&r.ctx, &tr, leader, plays[0], barred)
-        r.hands[leader] = hand_minus(r.hands[leader], plays[0])
+            p = bot_lead(&r.t, leader)
+            if KINDS & 1:
+                miss += judged(&r, leader, p, att, soft)
+        lead_shape(&r.t.ctx, plays[0], &r.tr.shape)
+        trick_start(&r.t.ctx, &r.tr, leader, plays[0], barred)
+        r.t.hands[leader] = hand_minus(r.t.hands[leader], plays[0])
+        r.phase = PH_FOLLOW
         for i in range(1, n):
             s = (leader + i) & 3
             if s != seat:
-                p = bot_follow(&r, s, &tr)
-                miss += not hand_equal(p, plays[i])
-            trick_add(&r.ctx, &tr, plays[i])
-            r.hands[s] = hand_minus(r.hands[s], plays[i])
+                p = bot_follow(&r.t, s, &r.tr)
+                if KINDS & 2:
+                    miss += judged(&r, s, p, plays[i], soft)
+            trick_add(&r.t.ctx, &r.tr, plays[i])
+            r.t.hands[s] = hand_minus(r.t.hands[s], plays[i])
         if miss > cap:
             return miss
         if n == 4:
             pts = 0
             for i in range(4):
                 pts += points_of(plays[i])
-            trick_public(&r, &tr, (leader + tr.win) & 3, pts)
+            trick_public(&r.t, &r.tr, (leader + r.tr.win) & 3, pts)
     return miss
+
+
+cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int cap) noexcept nogil:
+    cdef int m = fit_units(world, seat, bot, rng, cap * 100 if cap < (1 << 20) else 1 << 30, 0)
+    return m if m < 0 else m // 100
 
 
 cdef inline hand_t* place(chain_t* c, int L) noexcept nogil:
@@ -120,7 +167,8 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
     cdef hand_t gone
     memcpy(&c.w, first, sizeof(game_t))
     c.seat = seat
-    c.bot = g.t.bots[seat]
+    c.bot = g.t.bots[seat] if MODEL_BOT < 0 else MODEL_BOT
+    c.soft = SOFT
     c.odds = odds
     c.steps = 0
     c.accepted = 0
@@ -148,7 +196,7 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
         if 0 <= g.t.burier < 4 and g.t.burier != seat:
             c.pinned[KITTY] = hand_minus(c.pinned[g.t.burier], c.w.t.hands[g.t.burier])
             c.pinned[g.t.burier] = hand_minus(c.pinned[g.t.burier], c.pinned[KITTY])
-    c.m = misfits(&c.w, seat, c.bot, &c.fit_rng, 1 << 20)
+    c.m = fit_units(&c.w, seat, c.bot, &c.fit_rng, 1 << 30, c.soft)
 
 
 cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
@@ -179,10 +227,11 @@ cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
         sb = hb[0]
         ha[0] = hand_add_card(hand_minus(sa, hand_add_card(hand_empty(), x)), y)
         hb[0] = hand_add_card(hand_minus(sb, hand_add_card(hand_empty(), y)), x)
-        m = misfits(&c.w, c.seat, c.bot, &c.fit_rng, c.m + 40 if c.m >= 0 else 1 << 20)
+        m = fit_units(&c.w, c.seat, c.bot, &c.fit_rng, c.m + 4000 if c.m >= 0 else 1 << 30,
+                      c.soft)
         u = (rng_next(rng) >> 11) * (1.0 / 9007199254740992.0)
         # from a world the record contradicts, any consistent one is taken (the walk out)
-        if m >= 0 and (c.m < 0 or m <= c.m or u < pow(c.odds, m - c.m)):
+        if m >= 0 and (c.m < 0 or m <= c.m or u < pow(c.odds, (m - c.m) / 100.0)):
             c.m = m
             c.accepted += 1
             if c.loc[a] == KITTY or c.loc[b] == KITTY:
@@ -191,3 +240,17 @@ cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
         else:
             ha[0] = sa
             hb[0] = sb
+
+
+def _tune(soft=None, model=None, kinds=None):
+    """Screening only: the learned judgement's scale (net levels, 0 off) and the model bot (a C
+    bot id, -1: the seat's base bot) of the chains started after; returns both as they were."""
+    global SOFT, MODEL_BOT, KINDS
+    was = dict(soft=SOFT, model=MODEL_BOT, kinds=KINDS)
+    if kinds is not None:
+        KINDS = kinds
+    if soft is not None:
+        SOFT = soft
+    if model is not None:
+        MODEL_BOT = model
+    return was

@@ -37,6 +37,7 @@ from fastsheng._bots cimport (
 )
 from fastsheng._features cimport NFEAT, cand_features
 from fastsheng._game cimport game_t
+from fastsheng._infer cimport judge_fn, set_judge
 from fastsheng._search cimport MAX_CANDS, candidates
 from fastsheng._table cimport table_t, trick_t
 
@@ -117,6 +118,14 @@ cdef hand_t choose(game_t* g, int seat) noexcept nogil:
     return cands[best]
 
 
+cdef float judge_gain(const game_t* g, int seat, hand_t played, hand_t model_play) noexcept nogil:
+    """The inference's learned judgement (fastsheng._infer, screening): the predicted gain of
+    `played` over `model_play`."""
+    cdef float x[NFEAT]
+    cand_features(g, seat, played, model_play, 0, WANT, x)
+    return predict(x)
+
+
 cdef hand_t learned_lead(table_t* t, int seat, const plan_t* p) noexcept nogil:
     cdef hand_t play = choose(<game_t*>t, seat), base
     cdef int saved = t.bots[seat]
@@ -176,6 +185,7 @@ def load(path, sha256: str):
     WANT = min(int(m["want"]), MAX_CANDS)
     HIDDEN = h
     set_play_decisions(BOT_LEARNED1, <lead_fn>learned_lead, <follow_fn>learned_follow)
+    set_judge(<judge_fn>judge_gain)
     _loaded = (str(path), sha256)
 
 

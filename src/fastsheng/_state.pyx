@@ -38,7 +38,7 @@ from fastsheng._game cimport (
     bot_decide, game_run, game_t, hand_row_t, match_begin, match_hand_begin, match_hand_end,
     match_row_t, trick_row_t,
 )
-from fastsheng._infer cimport misfits
+from fastsheng._infer cimport fit_units, misfits
 from fastsheng._rng cimport rng_below, rng_seed, rng_split, rng_t
 from fastsheng._worlds cimport (
     hist_parse, hist_t, kitty_known, match_slots, public_scrub, shuffle_cards, slots_allowed,
@@ -624,13 +624,18 @@ cdef class GameCore:
     def hand(self, int seat):
         return from_hand(self.g.t.hands[seat])
 
-    def misfits(self, int seat, int bot):
+    def misfits(self, int seat, int bot, float soft=0):
         """Tests and analysis: the other seats' past plays in this game that the C bot `bot`
         would not have made (fastsheng._infer.misfits, from `seat`'s side), -1 when a past play
-        contradicts the cards."""
+        contradicts the cards; soft > 0: judged by the learned model (fastsheng._infer.fit_units),
+        a float."""
         cdef rng_t r
+        cdef int m
         rng_seed(&r, 1, 2, 3, 4)
-        return misfits(&self.g, seat, bot, &r, 1 << 20)
+        if soft <= 0:
+            return misfits(&self.g, seat, bot, &r, 1 << 20)
+        m = fit_units(&self.g, seat, bot, &r, 1 << 30, soft)
+        return -1 if m < 0 else m / 100.0
 
     def hand_size(self, int seat):
         return hand_count(self.g.t.hands[seat])
