@@ -2,25 +2,34 @@
 
 Question: the worlds a search plays out honour every public fact, but they are uniform over the
 consistent deals: does the real deal explain the other seats' past plays better than such a
-world does, and what does a search gain by playing out the worlds that explain them?
+world does, what does a search gain by playing out the worlds that explain them, and how much
+could it gain at most (the worth of knowing the cards)?
 
 Method, `fit`: BOT plays every seat of HANDS hands (the step API, fastsheng.engine.game.Game,
 playing as the simulator); at every lead and follow of the play the seat to act counts the
 misfits (fastsheng._infer: the other seats' past plays that expert-v3 would not have made,
 replaying the hand with a deal's cards) of the real deal and of WORLDS worlds of
-`Game.sample_world` (uniform over the consistent deals). A world the record contradicts counts
-as -1 (none should: tests/test_infer.py). Printed: mean misfits of each, and the share of
-decisions where the real deal fits strictly better than the worlds' mean.
+`Game.sample_world` (uniform over the consistent deals), the past leads and the past follows
+apart. A world the record contradicts counts as -1 (none should: tests/test_infer.py). Printed:
+mean misfits of each, and the share of decisions where the real deal fits strictly better than
+the worlds' mean.
 
 Method, `strength`: X against Y on paired deals (analysis/search_strength.py's paired_seeds,
-seats swapped, t interval over deals), with the inference chain's steps per world and burn-in
-set to STEPS and BURN for this process (fastsheng._guided_search._tune); also printed the
-chain's figures over X's races: misfits of the worlds played out, the share of swaps kept.
+seats swapped, t interval over deals); also printed the chain's figures over X's races: misfits
+of the worlds played out, the share of swaps kept. Screening knobs for this process, as
+KEY=VALUE after the seeds:
+- steps, burn: the inference chain's steps per world and to burn in (the published 20, 400;
+  fastsheng._guided_search._tune);
+- soft: judge a past play other than the model's by the learned model's predicted gain of it
+  (net levels for no misfit; 0 off), model: the chain's model bot (a bot name; default the
+  seat's base bot), kinds: 1 count the past leads only, 2 the follows only, 3 both
+  (fastsheng._infer._tune);
+- oracle=K: the races of seats whose k is K play every world on the real deal (a cheat, for
+  this measurement only: the worth of knowing the cards to the same search).
 
 Run: python analysis/read_the_play.py fit [HANDS] [SEED] [BOT] [WORLDS]
          (default: 20 2024 search-v3 4)
-     python analysis/read_the_play.py strength X Y N SEED[,SEED...] [STEPS] [BURN]
-         (default STEPS and BURN: the published 20 and 400)
+     python analysis/read_the_play.py strength X Y N SEED[,SEED...] [KEY=VALUE...]
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ import time
 
 import numpy as np
 
-from fastsheng import _guided_search
+from fastsheng import _guided_search, _infer
 from fastsheng.engine.game import Game
 from fastsheng.engine.registry import BOT_INDEX, resolve_bot
 
@@ -39,26 +48,51 @@ MODEL = BOT_INDEX["expert-v3"]
 
 
 def fit(hands: int, seed: int, bot: str, worlds: int) -> dict:
+    """Mean misfits of the real deal and of uniform worlds, the past leads and follows apart."""
     rng = random.Random(seed)
     real, world, better = [], [], []
-    for hand_id in range(hands):
-        g = Game("standard", seed=seed, hand_id=hand_id, level="random")
-        while g.phase != "done":
-            if g.phase == "play":
-                seat = g.to_act
-                r = g._core.misfits(seat, MODEL)
-                w = [g.sample_world(seat, rng)._core.misfits(seat, MODEL) for _ in range(worlds)]
-                real.append(r)
-                world.append(float(np.mean(w)))
-                better.append(r < np.mean(w))
-            g.apply(g.bot_action(bot))
+    was = _infer._tune()
+    try:
+        for hand_id in range(hands):
+            g = Game("standard", seed=seed, hand_id=hand_id, level="random")
+            while g.phase != "done":
+                if g.phase == "play":
+                    seat = g.to_act
+                    ws = [g.sample_world(seat, rng) for _ in range(worlds)]
+                    r, w = [], []
+                    for kinds in (1, 2):
+                        _infer._tune(kinds=kinds)
+                        r.append(g._core.misfits(seat, MODEL))
+                        w.append(float(np.mean([x._core.misfits(seat, MODEL) for x in ws])))
+                    real.append(r)
+                    world.append(w)
+                    better.append(sum(r) < sum(w))
+                g.apply(g.bot_action(bot))
+    finally:
+        _infer._tune(**was)
+    real_, world_ = np.array(real), np.array(world)
     return dict(
         decisions=len(real),
-        real=float(np.mean(real)),
-        worlds=float(np.mean(world)),
+        real=float(real_.sum(1).mean()),
+        worlds=float(world_.sum(1).mean()),
+        real_leads=float(real_[:, 0].mean()),
+        worlds_leads=float(world_[:, 0].mean()),
+        real_follows=float(real_[:, 1].mean()),
+        worlds_follows=float(world_[:, 1].mean()),
         better=float(np.mean(better)),
-        contradicted=int(sum(m < 0 for m in real)),
+        contradicted=int((real_ < 0).any(1).sum()),
     )
+
+
+def knobs(args: list[str]) -> dict:
+    """KEY=VALUE screening knobs (the module docstring), each checked."""
+    out = {}
+    for a in args:
+        key, _, value = a.partition("=")
+        if key not in ("steps", "burn", "soft", "model", "kinds", "oracle") or not value:
+            raise SystemExit(f"unknown knob {a!r}: steps, burn, soft, model, kinds, oracle")
+        out[key] = value
+    return out
 
 
 def main(argv: list[str]) -> None:
@@ -73,8 +107,10 @@ def main(argv: list[str]) -> None:
             f"{resolve_bot(bot)} at every seat, {hands} hands (seed {seed}), "
             f"{f['decisions']:,} leads and follows: misfits (expert-v3 as the model) of the real "
             f"deal {f['real']:.2f}, of uniform consistent worlds {f['worlds']:.2f} "
-            f"(mean of {worlds}); the real deal fits better at {100 * f['better']:.0f}% "
-            f"of them; real deals contradicted: {f['contradicted']}"
+            f"(mean of {worlds}; past leads {f['real_leads']:.2f} against "
+            f"{f['worlds_leads']:.2f}, follows {f['real_follows']:.2f} against "
+            f"{f['worlds_follows']:.2f}); the real deal fits better at "
+            f"{100 * f['better']:.0f}% of them; real deals contradicted: {f['contradicted']}"
         )
         return
     sys.path.insert(0, __file__.rsplit("/", 1)[0])
@@ -82,15 +118,21 @@ def main(argv: list[str]) -> None:
 
     x, y, n = argv[1], argv[2], int(argv[3])
     seeds = [int(s) for s in argv[4].split(",")]
-    steps = int(argv[5]) if len(argv) > 5 else 20
-    burn = int(argv[6]) if len(argv) > 6 else 400
-    _guided_search._tune(steps=steps, burn=burn)
+    k = knobs(argv[5:])
+    steps, burn = int(k.get("steps", 20)), int(k.get("burn", 400))
+    _guided_search._tune(steps=steps, burn=burn, oracle=int(k.get("oracle", 0)))
+    _infer._tune(
+        soft=float(k.get("soft", 0)),
+        model=BOT_INDEX[k["model"]] if "model" in k else -1,
+        kinds=int(k.get("kinds", 3)),
+    )
     _guided_search._infer_counts(reset=True)
     t0 = time.perf_counter()
     net, won, _, cpu = paired_seeds(x, y, n, seeds)
     c = _guided_search._infer_counts()
+    set_ = ", ".join(f"{a}={b}" for a, b in k.items()) or "published knobs"
     print(
-        f"{resolve_bot(x)} (chain: {steps} steps a world, {burn} to burn in) vs {resolve_bot(y)}"
+        f"{resolve_bot(x)} ({set_}) vs {resolve_bot(y)}"
         f" over {n * len(seeds):,} paired deals (seed {', '.join(map(str, seeds))}): "
         f"{net.estimate:+.3f} [{net.lo:+.3f}, {net.hi:+.3f}] net levels/hand, hands won "
         f"{100 * won:.1f}%, {1000 * cpu:.0f} ms of CPU per hand (both sides), "
