@@ -22,8 +22,8 @@ KEY=VALUE after the seeds:
   fastsheng._guided_search._tune);
 - soft: judge a past play other than the model's by the learned model's predicted gain of it
   (net levels for no misfit; 0 off), model: the chain's model bot (a bot name; default the
-  seat's base bot), kinds: 1 count the past leads only, 2 the follows only, 3 both
-  (fastsheng._infer._tune);
+  seat's base bot), kinds: 1 count the past leads only, 2 the follows only, 3 both, 0 neither
+  (fastsheng._infer._tune; the burial is read by the name's own `kitty=`);
 - oracle=K: the races of seats whose k is K play every world on the real deal (a cheat, for
   this measurement only: the worth of knowing the cards to the same search).
 
@@ -84,13 +84,16 @@ def fit(hands: int, seed: int, bot: str, worlds: int) -> dict:
     )
 
 
+KNOBS = ("steps", "burn", "soft", "model", "kinds", "oracle")
+
+
 def knobs(args: list[str]) -> dict:
     """KEY=VALUE screening knobs (the module docstring), each checked."""
     out = {}
     for a in args:
         key, _, value = a.partition("=")
-        if key not in ("steps", "burn", "soft", "model", "kinds", "oracle") or not value:
-            raise SystemExit(f"unknown knob {a!r}: steps, burn, soft, model, kinds, oracle")
+        if key not in KNOBS or not value:
+            raise SystemExit(f"unknown knob {a!r}: {', '.join(KNOBS)}")
         out[key] = value
     return out
 

@@ -15,8 +15,10 @@ cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int c
 # The same in hundredths of a misfit (cap too); soft > 0: a play other than the bot's is judged
 # by the learned model (fastsheng._learned), a whole misfit when it predicts no gain of it over
 # the bot's play, none from a predicted gain of `soft` net levels up.
+# kitty > 0 reads the burial too: `kitty` misfits per card of the world's kitty that the bot
+# would not have buried from the burier's 33 cards of the world (one burial, by another seat).
 cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
-                   float soft) noexcept nogil
+                   float soft, int kitty) noexcept nogil
 
 # The learned judgement of a play (fastsheng._learned sets it when its model is loaded, so that
 # this module need not import it): the predicted gain, in net levels, of `played` over
@@ -34,6 +36,7 @@ cdef struct chain_t:
     int bot
     double odds
     float soft               # the learned judgement's scale (0: plain misfits)
+    int kitty                # misfits per kitty card the bot would not have buried (0: off)
     int nloc
     int loc[4]               # places: seats 0-3, 4 the kitty
     hand_t pinned[5]         # per place: copies that never move (shown and unplayed)
@@ -42,6 +45,8 @@ cdef struct chain_t:
     long long accepted
 
 # Start at `first` (a consistent world of the live game `g`).
+# (kitty > 0: the burial read too, starting from the world with the kitty the bot buries from
+# the burier's cards when the record allows it)
 cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat, double odds,
-                      rng_t* rng) noexcept nogil
+                      int kitty, rng_t* rng) noexcept nogil
 cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil

@@ -16,17 +16,18 @@ over the deals among worlds that fit alike).
 """
 
 from libc.math cimport pow
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from fastsheng._bitboard cimport (
     hand_add_card, hand_copies, hand_count, hand_empty, hand_equal, hand_minus, hand_t,
     hand_union, lsb,
 )
-from fastsheng._bots cimport bot_follow, bot_lead, points_of
+from fastsheng._bots cimport bot_bury, bot_follow, bot_lead, points_of
 from fastsheng._core cimport lead_shape
 from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t, trick_public
 from fastsheng._rng cimport rng_below, rng_next, rng_split, rng_t
-from fastsheng._table cimport trick_add, trick_start
+from fastsheng._table cimport table_t, trick_add, trick_start
 from fastsheng._worlds cimport kitty_known, trick_ok
 
 cdef enum:
@@ -66,10 +67,24 @@ cdef inline int judged(game_t* r, int s, hand_t model_play, hand_t played, float
     return <int>(100 * y + 0.5)
 
 
+cdef inline bint reads_burial(const game_t* world, int seat, int kitty) noexcept nogil:
+    """Is there a burial for `seat` to read (kitty > 0: one burial by another seat, no 炒底)?"""
+    return (kitty > 0 and 0 <= world.t.burier < 4 and world.t.burier != seat
+            and world.n_chaodi == 0 and hand_count(world.kitty) == 8)
+
+
+cdef inline hand_t model_burial(table_t* t, int burier, hand_t pool) noexcept nogil:
+    """The kitty the model bot (t.bots) buries from `pool`, the burier's 33 cards (the table's
+    hand of the burier as before the burial: the pool without the world's kitty)."""
+    return bot_bury(t, burier, pool)
+
+
 cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
-                   float soft) noexcept nogil:
-    """misfits in hundredths of a misfit (soft: the learned judgement of judged), -1 when the
-    record contradicts the world; counting stops above cap (hundredths)."""
+                   float soft, int kitty) noexcept nogil:
+    """misfits in hundredths of a misfit (soft: the learned judgement of judged; kitty: the
+    burial read too, `kitty` misfits per card of the world's kitty the model bot would not
+    have buried from the burier's 33 cards), -1 when the record contradicts the world;
+    counting stops above cap (hundredths)."""
     # the replay is a game (its table, trick and phase), so that every bot can be asked,
     # learned ones included (they read the game around the table), and the learned model
     # can judge a play
@@ -77,7 +92,7 @@ cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int
     cdef rng_t br
     cdef const hand_t* plays
     cdef hand_t att, p
-    cdef int s, i, j, n, ntricks, leader, barred, pts, miss = 0
+    cdef int s, i, j, n, ntricks, leader, barred, pts, b, miss = 0
     if world.phase < PH_LEAD:
         return 0
     memcpy(&r, world, sizeof(game_t))
@@ -97,6 +112,10 @@ cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int
     r.t.played = hand_empty()
     r.t.def_points = 0
     r.t.tricks_done = 0
+    if reads_burial(world, seat, kitty):
+        b = world.t.burier
+        p = hand_union(r.t.hands[b], world.kitty)
+        miss += 100 * kitty * hand_count(hand_minus(world.kitty, model_burial(&r.t, b, p)))
     ntricks = world.tn if world.tn < LOG_TRICKS else LOG_TRICKS
     for j in range(ntricks + (1 if world.phase == PH_FOLLOW else 0)):
         if j < ntricks:
@@ -141,7 +160,8 @@ cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int
 
 
 cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int cap) noexcept nogil:
-    cdef int m = fit_units(world, seat, bot, rng, cap * 100 if cap < (1 << 20) else 1 << 30, 0)
+    cdef int m = fit_units(world, seat, bot, rng, cap * 100 if cap < (1 << 20) else 1 << 30, 0,
+                          0)
     return m if m < 0 else m // 100
 
 
@@ -162,10 +182,31 @@ cdef int pick_copy(hand_t h, rng_t* rng) noexcept nogil:
 
 
 cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat, double odds,
-                      rng_t* rng) noexcept nogil:
-    cdef int s, i
-    cdef hand_t gone
+                      int kitty, rng_t* rng) noexcept nogil:
+    cdef int s, i, b
+    cdef hand_t gone, now, kb
+    cdef game_t* w2
     memcpy(&c.w, first, sizeof(game_t))
+    # reading the burial: start from the world with the kitty the model buries from the
+    # burier's cards (its hand now and the kitty), when the record allows it
+    if reads_burial(first, seat, kitty) and not kitty_known(g, seat):
+        b = first.t.burier
+        now = hand_union(first.t.hands[b], first.kitty)
+        w2 = <game_t*>malloc(sizeof(game_t))
+        if w2 != NULL:
+            memcpy(w2, first, sizeof(game_t))
+            w2.t.hands[b] = hand_union(first.t.hands[b], first.t.played_by[b])
+            kb = model_burial(&w2.t, b, hand_union(w2.t.hands[b], first.kitty))
+            if hand_count(kb) == 8 and hand_equal(hand_minus(kb, now), hand_empty()) and \
+                    not hand_equal(kb, first.kitty):
+                memcpy(w2, first, sizeof(game_t))
+                w2.kitty = kb
+                w2.t.buried = kb
+                w2.t.hands[b] = hand_minus(now, kb)
+                if fit_units(w2, seat, g.t.bots[seat] if MODEL_BOT < 0 else MODEL_BOT,
+                             rng, 1 << 30, SOFT, kitty) >= 0:
+                    memcpy(&c.w, w2, sizeof(game_t))
+            free(w2)
     c.seat = seat
     c.bot = g.t.bots[seat] if MODEL_BOT < 0 else MODEL_BOT
     c.soft = SOFT
@@ -196,7 +237,8 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
         if 0 <= g.t.burier < 4 and g.t.burier != seat:
             c.pinned[KITTY] = hand_minus(c.pinned[g.t.burier], c.w.t.hands[g.t.burier])
             c.pinned[g.t.burier] = hand_minus(c.pinned[g.t.burier], c.pinned[KITTY])
-    c.m = fit_units(&c.w, seat, c.bot, &c.fit_rng, 1 << 30, c.soft)
+    c.kitty = kitty
+    c.m = fit_units(&c.w, seat, c.bot, &c.fit_rng, 1 << 30, c.soft, c.kitty)
 
 
 cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
@@ -228,7 +270,7 @@ cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
         ha[0] = hand_add_card(hand_minus(sa, hand_add_card(hand_empty(), x)), y)
         hb[0] = hand_add_card(hand_minus(sb, hand_add_card(hand_empty(), y)), x)
         m = fit_units(&c.w, c.seat, c.bot, &c.fit_rng, c.m + 4000 if c.m >= 0 else 1 << 30,
-                      c.soft)
+                      c.soft, c.kitty)
         u = (rng_next(rng) >> 11) * (1.0 / 9007199254740992.0)
         # from a world the record contradicts, any consistent one is taken (the walk out)
         if m >= 0 and (c.m < 0 or m <= c.m or u < pow(c.odds, (m - c.m) / 100.0)):

@@ -12,6 +12,9 @@ cdef enum:
     # search-v3's `infer` (a misfit's weight in tenths of a natural log, 0: off) rides above
     # its worlds in search_k (fastsheng.engine.registry.INFER_SHIFT): k is the low 16 bits
     INFER_SHIFT = 16
+    # and its `kitty` (misfits per kitty card its base bot would not have buried, 0: off)
+    # above that (fastsheng.engine.registry.KITTY_SHIFT)
+    KITTY_SHIFT = 23
     K_MASK = (1 << 16) - 1
 
 # The base bot's own play first (t.bots[seat]), basic-v1's second, then distinct legal plays

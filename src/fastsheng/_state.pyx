@@ -624,18 +624,18 @@ cdef class GameCore:
     def hand(self, int seat):
         return from_hand(self.g.t.hands[seat])
 
-    def misfits(self, int seat, int bot, float soft=0):
+    def misfits(self, int seat, int bot, float soft=0, int kitty=0):
         """Tests and analysis: the other seats' past plays in this game that the C bot `bot`
         would not have made (fastsheng._infer.misfits, from `seat`'s side), -1 when a past play
-        contradicts the cards; soft > 0: judged by the learned model (fastsheng._infer.fit_units),
-        a float."""
+        contradicts the cards; soft > 0: judged by the learned model, a float; kitty > 0: the
+        burial read too (fastsheng._infer.fit_units)."""
         cdef rng_t r
         cdef int m
         rng_seed(&r, 1, 2, 3, 4)
-        if soft <= 0:
+        if soft <= 0 and kitty <= 0:
             return misfits(&self.g, seat, bot, &r, 1 << 20)
-        m = fit_units(&self.g, seat, bot, &r, 1 << 30, soft)
-        return -1 if m < 0 else m / 100.0
+        m = fit_units(&self.g, seat, bot, &r, 1 << 30, soft, kitty)
+        return -1 if m < 0 else (m / 100.0 if soft > 0 else m // 100)
 
     def hand_size(self, int seat):
         return hand_count(self.g.t.hands[seat])

@@ -88,6 +88,7 @@ GUIDED_DEFAULTS = {
     "bury": 0,
     "call": 0,
     "infer": 0,
+    "kitty": 0,
 }
 # `call` = 1: the calls searched too (fastsheng._call_search, docs/bots.md "search-v3: the
 # calls"), flagged by the sign bit of the candidates word (CALL_FLAG). It came after search-v3's
@@ -98,8 +99,13 @@ GUIDED_DEFAULTS = {
 # of another seat its base bot would not have made (fastsheng._infer, docs/bots.md "search-v3:
 # reading the play"); it rides above k in the worlds word (INFER_SHIFT) and is spelled out only
 # when set, as `call`
-LATER_PARAMS = {"search-v3": {"call": 0, "infer": 0}}
+# `kitty` = misfits per kitty card (1..15; 0: off) the chain also counts against a world: each
+# card of its kitty that the base bot would not have buried from the burier's cards of that
+# world (one burial, by another seat; docs/bots.md "search-v3: reading the play"); it reads
+# through infer's chain, so it needs infer, and rides above infer (KITTY_SHIFT)
+LATER_PARAMS = {"search-v3": {"call": 0, "infer": 0, "kitty": 0}}
 INFER_SHIFT = 16  # fastsheng._search.INFER_SHIFT
+KITTY_SHIFT = 23  # fastsheng._search.KITTY_SHIFT
 GUIDED_BOUNDS = {
     "k": (1, 4096),
     "cands": (1, 32),
@@ -110,6 +116,7 @@ GUIDED_BOUNDS = {
     "bury": (0, 1),
     "call": (0, 1),
     "infer": (0, 127),
+    "kitty": (0, 15),
 }
 # where each of search-v3's parameters rides in the C search's candidates word (bits 0-7 the
 # candidates, 8-11 the version, 12 reserved): field -> (shift, width); fastsheng._guided_search
@@ -286,6 +293,8 @@ def _resolve_search(name: str, key: str) -> str:
     if _search_family(base) or base.startswith("_"):
         raise ValueError(f"bot {name!r}: base must be a built-in bot other than search")
     params["base"] = base
+    if params.get("kitty") and not params.get("infer"):
+        raise ValueError(f"bot {name!r}: kitty reads the burial through infer's chain: set infer")
     later = LATER_PARAMS.get(fam, {})
     return f"{fam}:" + ",".join(
         f"{field}={params[field]}"
@@ -313,7 +322,11 @@ def bot_spec(resolved: str) -> tuple[int, int, int]:
                 from fastsheng import _call_search  # noqa: F401  (registers the calls' hook)
 
                 cands |= CALL_FLAG
-        k = int(fields["k"]) | int(fields.get("infer", 0)) << INFER_SHIFT
+        k = (
+            int(fields["k"])
+            | int(fields.get("infer", 0)) << INFER_SHIFT
+            | int(fields.get("kitty", 0)) << KITTY_SHIFT
+        )
         return BOT_INDEX[fields["base"]], k, cands
     if resolved in LEARNED_MODELS:
         _load_learned(resolved)
