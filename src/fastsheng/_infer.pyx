@@ -27,7 +27,7 @@ from fastsheng._bots cimport bot_bury, bot_follow, bot_lead, points_of
 from fastsheng._core cimport lead_shape
 from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t, trick_public
 from fastsheng._rng cimport rng_below, rng_next, rng_split, rng_t
-from fastsheng._table cimport table_t, trick_add, trick_start
+from fastsheng._table cimport trick_add, trick_start
 from fastsheng._worlds cimport kitty_known, trick_ok
 
 cdef enum:
@@ -36,8 +36,8 @@ cdef enum:
 
 # screening knobs (module settings, never set by a published name): SOFT > 0 judges a past play
 # that differs from the model bot's by the learned model's predicted gain of it over the model's
-# play (JUDGE, when a model is loaded): a play it predicts to gain SOFT net levels or more is no misfit,
-# one it predicts to gain nothing a whole one; MODEL_BOT >= 0 replaces the seat's base bot as
+# play (JUDGE, when a model is loaded): a play it predicts to gain SOFT net levels or more is no
+# misfit, one it predicts to gain nothing a whole one; MODEL_BOT >= 0 replaces the seat's base bot as
 # the model of the chain (the learned model is trained against expert-v4's play)
 cdef float SOFT = 0
 cdef int MODEL_BOT = -1
@@ -71,12 +71,6 @@ cdef inline bint reads_burial(const game_t* world, int seat, int kitty) noexcept
     """Is there a burial for `seat` to read (kitty > 0: one burial by another seat, no 炒底)?"""
     return (kitty > 0 and 0 <= world.t.burier < 4 and world.t.burier != seat
             and world.n_chaodi == 0 and hand_count(world.kitty) == 8)
-
-
-cdef inline hand_t model_burial(table_t* t, int burier, hand_t pool) noexcept nogil:
-    """The kitty the model bot (t.bots) buries from `pool`, the burier's 33 cards (the table's
-    hand of the burier as before the burial: the pool without the world's kitty)."""
-    return bot_bury(t, burier, pool)
 
 
 cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
@@ -114,8 +108,9 @@ cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int
     r.t.tricks_done = 0
     if reads_burial(world, seat, kitty):
         b = world.t.burier
+        # the model's burial from the burier's 33 cards of the world
         p = hand_union(r.t.hands[b], world.kitty)
-        miss += 100 * kitty * hand_count(hand_minus(world.kitty, model_burial(&r.t, b, p)))
+        miss += 100 * kitty * hand_count(hand_minus(world.kitty, bot_bury(&r.t, b, p)))
     ntricks = world.tn if world.tn < LOG_TRICKS else LOG_TRICKS
     for j in range(ntricks + (1 if world.phase == PH_FOLLOW else 0)):
         if j < ntricks:
@@ -187,29 +182,29 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
     cdef hand_t gone, now, kb
     cdef game_t* w2
     memcpy(&c.w, first, sizeof(game_t))
+    c.seat = seat
+    c.bot = g.t.bots[seat] if MODEL_BOT < 0 else MODEL_BOT
+    c.soft = SOFT
+    c.kitty = kitty
     # reading the burial: start from the world with the kitty the model buries from the
-    # burier's cards (its hand now and the kitty), when the record allows it
+    # burier's cards (those it holds now, has played and the kitty), when the record allows it
     if reads_burial(first, seat, kitty) and not kitty_known(g, seat):
         b = first.t.burier
         now = hand_union(first.t.hands[b], first.kitty)
         w2 = <game_t*>malloc(sizeof(game_t))
         if w2 != NULL:
             memcpy(w2, first, sizeof(game_t))
-            w2.t.hands[b] = hand_union(first.t.hands[b], first.t.played_by[b])
-            kb = model_burial(&w2.t, b, hand_union(w2.t.hands[b], first.kitty))
+            w2.t.bots[b] = c.bot
+            kb = bot_bury(&w2.t, b, hand_union(now, first.t.played_by[b]))
             if hand_count(kb) == 8 and hand_equal(hand_minus(kb, now), hand_empty()) and \
                     not hand_equal(kb, first.kitty):
-                memcpy(w2, first, sizeof(game_t))
+                w2.t.bots[b] = first.t.bots[b]
                 w2.kitty = kb
                 w2.t.buried = kb
                 w2.t.hands[b] = hand_minus(now, kb)
-                if fit_units(w2, seat, g.t.bots[seat] if MODEL_BOT < 0 else MODEL_BOT,
-                             rng, 1 << 30, SOFT, kitty) >= 0:
+                if fit_units(w2, seat, c.bot, rng, 1 << 30, c.soft, kitty) >= 0:
                     memcpy(&c.w, w2, sizeof(game_t))
             free(w2)
-    c.seat = seat
-    c.bot = g.t.bots[seat] if MODEL_BOT < 0 else MODEL_BOT
-    c.soft = SOFT
     c.odds = odds
     c.steps = 0
     c.accepted = 0
@@ -237,7 +232,6 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
         if 0 <= g.t.burier < 4 and g.t.burier != seat:
             c.pinned[KITTY] = hand_minus(c.pinned[g.t.burier], c.w.t.hands[g.t.burier])
             c.pinned[g.t.burier] = hand_minus(c.pinned[g.t.burier], c.pinned[KITTY])
-    c.kitty = kitty
     c.m = fit_units(&c.w, seat, c.bot, &c.fit_rng, 1 << 30, c.soft, c.kitty)
 
 
@@ -285,8 +279,9 @@ cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
 
 
 def _tune(soft=None, model=None, kinds=None):
-    """Screening only: the learned judgement's scale (net levels, 0 off) and the model bot (a C
-    bot id, -1: the seat's base bot) of the chains started after; returns both as they were."""
+    """Screening only: the learned judgement's scale (net levels, 0 off), the model bot (a C
+    bot id, -1: the seat's base bot) and the decisions counted (bit 0 leads, bit 1 follows) of
+    the chains started after; returns all three as they were."""
     global SOFT, MODEL_BOT, KINDS
     was = dict(soft=SOFT, model=MODEL_BOT, kinds=KINDS)
     if kinds is not None:
