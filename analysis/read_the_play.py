@@ -10,7 +10,10 @@ playing as the simulator); at every lead and follow of the play the seat to act 
 misfits (fastsheng._infer: the other seats' past plays that expert-v3 would not have made,
 replaying the hand with a deal's cards) of the real deal and of WORLDS worlds of
 `Game.sample_world` (uniform over the consistent deals), the past leads and the past follows
-apart. A world the record contradicts counts as -1 (none should: tests/test_infer.py). Printed:
+apart, and the burial alone (`kitty=1`: the cards of the kitty the model would not have buried
+from the burier's cards, 0 when there is no burial to read); soft=S judges the leads and follows
+by the learned model (the `soft` knob below), model=NAME sets the model bot. A world the record
+contradicts counts as -1 (none should: tests/test_infer.py). Printed:
 mean misfits of each, and the share of decisions where the real deal fits strictly better than
 the worlds' mean.
 
@@ -27,8 +30,8 @@ KEY=VALUE after the seeds:
 - oracle=K: the races of seats whose k is K play every world on the real deal (a cheat, for
   this measurement only: the worth of knowing the cards to the same search).
 
-Run: python analysis/read_the_play.py fit [HANDS] [SEED] [BOT] [WORLDS]
-         (default: 20 2024 search-v3 4)
+Run: python analysis/read_the_play.py fit [HANDS] [SEED] [BOT] [WORLDS] [soft=S] [model=NAME]
+         (default: 20 2024 search-v3 4, soft=0, model=expert-v3)
      python analysis/read_the_play.py strength X Y N SEED[,SEED...] [KEY=VALUE...]
 """
 
@@ -47,8 +50,11 @@ from fastsheng.engine.registry import BOT_INDEX, resolve_bot
 MODEL = BOT_INDEX["expert-v3"]
 
 
-def fit(hands: int, seed: int, bot: str, worlds: int) -> dict:
-    """Mean misfits of the real deal and of uniform worlds, the past leads and follows apart."""
+def fit(
+    hands: int, seed: int, bot: str, worlds: int, soft: float = 0.0, model: int = MODEL
+) -> dict:
+    """Mean misfits of the real deal and of uniform worlds, the past leads and follows apart,
+    and the burial's (the kitty cards the model would not have buried)."""
     rng = random.Random(seed)
     real, world, better = [], [], []
     was = _infer._tune()
@@ -60,40 +66,46 @@ def fit(hands: int, seed: int, bot: str, worlds: int) -> dict:
                     seat = g.to_act
                     ws = [g.sample_world(seat, rng) for _ in range(worlds)]
                     r, w = [], []
-                    for kinds in (1, 2):
+                    # leads, follows (soft: the learned judgement), the burial alone
+                    for kinds, s, kitty in ((1, soft, 0), (2, soft, 0), (0, 0, 1)):
                         _infer._tune(kinds=kinds)
-                        r.append(g._core.misfits(seat, MODEL))
-                        w.append(float(np.mean([x._core.misfits(seat, MODEL) for x in ws])))
+                        r.append(g._core.misfits(seat, model, s, kitty))
+                        w.append(
+                            float(np.mean([x._core.misfits(seat, model, s, kitty) for x in ws]))
+                        )
                     real.append(r)
                     world.append(w)
-                    better.append(sum(r) < sum(w))
+                    better.append(sum(r[:2]) < sum(w[:2]))
                 g.apply(g.bot_action(bot))
     finally:
         _infer._tune(**was)
     real_, world_ = np.array(real), np.array(world)
     return dict(
         decisions=len(real),
-        real=float(real_.sum(1).mean()),
-        worlds=float(world_.sum(1).mean()),
+        real=float(real_[:, :2].sum(1).mean()),
+        worlds=float(world_[:, :2].sum(1).mean()),
         real_leads=float(real_[:, 0].mean()),
         worlds_leads=float(world_[:, 0].mean()),
         real_follows=float(real_[:, 1].mean()),
         worlds_follows=float(world_[:, 1].mean()),
+        real_burial=float(real_[:, 2].mean()),
+        worlds_burial=float(world_[:, 2].mean()),
         better=float(np.mean(better)),
         contradicted=int((real_ < 0).any(1).sum()),
     )
 
 
 KNOBS = ("steps", "burn", "soft", "model", "kinds", "oracle")
+FIT_KNOBS = ("soft", "model")
 
 
-def knobs(args: list[str]) -> dict:
+def knobs(args: list[str], allowed: tuple[str, ...] = KNOBS) -> dict:
     """KEY=VALUE screening knobs (the module docstring), each checked."""
     out = {}
     for a in args:
         key, _, value = a.partition("=")
-        if key not in KNOBS or not value:
-            raise SystemExit(f"unknown knob {a!r}: {', '.join(KNOBS)}")
+        if key not in allowed or not value or (key == "model" and value not in BOT_INDEX):
+            raise SystemExit(f"unknown knob {a!r}: {', '.join(allowed)}")
         out[key] = value
     return out
 
@@ -101,19 +113,26 @@ def knobs(args: list[str]) -> dict:
 def main(argv: list[str]) -> None:
     what = argv[0] if argv else "fit"
     if what == "fit":
-        hands = int(argv[1]) if len(argv) > 1 else 20
-        seed = int(argv[2]) if len(argv) > 2 else 2024
-        bot = argv[3] if len(argv) > 3 else "search-v3"
-        worlds = int(argv[4]) if len(argv) > 4 else 4
-        f = fit(hands, seed, bot, worlds)
+        pos = [a for a in argv[1:] if "=" not in a]
+        k = knobs([a for a in argv[1:] if "=" in a], FIT_KNOBS)
+        hands = int(pos[0]) if len(pos) > 0 else 20
+        seed = int(pos[1]) if len(pos) > 1 else 2024
+        bot = pos[2] if len(pos) > 2 else "search-v3"
+        worlds = int(pos[3]) if len(pos) > 3 else 4
+        soft = float(k.get("soft", 0))
+        name = k.get("model", "expert-v3")
+        f = fit(hands, seed, bot, worlds, soft, BOT_INDEX[name])
+        judged = f", judged by the learned model at soft={soft:g}" if soft > 0 else ""
         print(
             f"{resolve_bot(bot)} at every seat, {hands} hands (seed {seed}), "
-            f"{f['decisions']:,} leads and follows: misfits (expert-v3 as the model) of the real "
-            f"deal {f['real']:.2f}, of uniform consistent worlds {f['worlds']:.2f} "
+            f"{f['decisions']:,} leads and follows: misfits ({name} as the model{judged}) of "
+            f"the real deal {f['real']:.2f}, of uniform consistent worlds {f['worlds']:.2f} "
             f"(mean of {worlds}; past leads {f['real_leads']:.2f} against "
             f"{f['worlds_leads']:.2f}, follows {f['real_follows']:.2f} against "
             f"{f['worlds_follows']:.2f}); the real deal fits better at "
-            f"{100 * f['better']:.0f}% of them; real deals contradicted: {f['contradicted']}"
+            f"{100 * f['better']:.0f}% of them; kitty cards the model would not have buried "
+            f"(kitty=1, the burial alone): {f['real_burial']:.2f} against "
+            f"{f['worlds_burial']:.2f}; real deals contradicted: {f['contradicted']}"
         )
         return
     sys.path.insert(0, __file__.rsplit("/", 1)[0])
