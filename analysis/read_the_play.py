@@ -27,6 +27,8 @@ KEY=VALUE after the seeds:
   (net levels for no misfit; 0 off), model: the chain's model bot (a bot name; default the
   seat's base bot), kinds: 1 count the past leads only, 2 the follows only, 3 both, 0 neither
   (fastsheng._infer._tune; the burial is read by the name's own `kitty=`);
+- belief=MODEL: the chains weigh their worlds by the learned belief of MODEL (a file of
+  analysis/train_belief.py) in place of the 0/1 misfits; infer=10 takes its odds as they are;
 - oracle=K: the races of seats whose k is K play every world on the real deal (a cheat, for
   this measurement only: the worth of knowing the cards to the same search).
 
@@ -95,7 +97,7 @@ def fit(
     )
 
 
-KNOBS = ("steps", "burn", "soft", "model", "kinds", "oracle")
+KNOBS = ("steps", "burn", "soft", "model", "kinds", "oracle", "belief")
 FIT_KNOBS = ("soft", "model")
 
 
@@ -148,6 +150,10 @@ def main(argv: list[str]) -> None:
         model=BOT_INDEX[k["model"]] if "model" in k else -1,
         kinds=int(k.get("kinds", 3)),
     )
+    if "belief" in k:
+        from train_belief import set_belief
+
+        set_belief(k["belief"])
     _guided_search._infer_counts(reset=True)
     t0 = time.perf_counter()
     net, won, _, cpu = paired_seeds(x, y, n, seeds)

@@ -103,7 +103,9 @@ class MLP:
         h = np.maximum(z, 0)
         return h @ self.w2 + self.b2, h
 
-    def fit(self, x, y, epochs: int, rng: np.random.Generator, lr=1e-3, batch=4096):
+    def fit(self, x, y, epochs: int, rng: np.random.Generator, lr=1e-3, batch=4096, logistic=False):
+        """Adam on the mean squared error, or (logistic) on the log loss of y in {0, 1} with
+        the output as its logit (analysis/train_belief.py)."""
         params = [self.w1, self.b1, self.w2]
         m = [np.zeros_like(p) for p in params] + [0.0]
         v = [np.zeros_like(p) for p in params] + [0.0]
@@ -115,8 +117,13 @@ class MLP:
                 idx = order[s : s + batch]
                 xb, yb = x[idx], y[idx]
                 pred, h = self.forward(xb)
-                err = (pred - yb) / len(idx)
-                loss += float(((pred - yb) ** 2).sum())
+                if logistic:
+                    p = 1 / (1 + np.exp(-np.clip(pred, -30, 30)))
+                    err = (p - yb) / len(idx)
+                    loss -= float(np.log(np.where(yb > 0.5, p, 1 - p) + 1e-12).sum())
+                else:
+                    err = (pred - yb) / len(idx)
+                    loss += float(((pred - yb) ** 2).sum())
                 g_w2 = h.T @ err
                 g_b2 = err.sum()
                 dh = np.outer(err, self.w2) * (h > 0)
@@ -132,7 +139,8 @@ class MLP:
                         params[i] -= d.astype(np.float32)
                     else:
                         self.b2 = np.float32(self.b2 - d)
-            print(f"epoch {ep + 1}: mse {loss / len(x):.4f}", flush=True)
+            what = "log loss" if logistic else "mse"
+            print(f"epoch {ep + 1}: {what} {loss / len(x):.4f}", flush=True)
 
 
 def policy_gain(dec, gain, pred, margin):

@@ -111,6 +111,69 @@ def test_the_screening_knobs_of_the_replay():
     assert seen > 10 and forgiven > 0
 
 
+def rows_of(g, seat: int) -> np.ndarray:
+    x = np.frombuffer(g._core.decision_rows(seat, EXPERT3), np.float32)
+    return x.reshape(-1, _infer.NB_IN_)
+
+
+def test_the_belief_rows_are_one_per_past_decision_of_another_seat():
+    # the learned belief's training rows (analysis/train_belief.py): one per past lead or follow
+    # of the other seats, the last column 1 where expert-v3 would have played otherwise
+    actors = []
+    seen = 0
+    g = Game("standard", seed=45, hand_id=0, level="random")
+    while g.phase != "done":
+        if g.phase == "play":
+            for seat in range(4):
+                x = rows_of(g, seat)
+                assert len(x) == sum(a != seat for a in actors)
+                assert x[:, -1].sum() == g._core.misfits(seat, EXPERT3)
+                assert np.isfinite(x).all() and (x[:, 0] == 1).all()
+            # kind 2: the features of the model's own play, the same label
+            x2 = np.frombuffer(g._core.decision_rows(seat, EXPERT3, 2), np.float32)
+            x2 = x2.reshape(-1, _infer.NB_IN_)
+            assert (x2[:, -1] == x[:, -1]).all()
+            assert (x2[x[:, -1] == 0] == x[x[:, -1] == 0]).all()
+            seen += x[:, -1].sum() > 0
+            actors.append(g.to_act)
+        g.apply(g.bot_action("search-v3:k=8"))
+    assert seen > 10 and len(actors) > 40
+
+
+def test_the_learned_belief_weighs_the_decisions():
+    # a belief that sees only the misfit column (logit -2 per misfit) counts as 2 misfits each
+    # within its range; cleared, the plain count is back; a model of the wrong shape is refused
+    n = _infer.NB_IN_
+    w1 = [[0.0] * n for _ in range(2)]
+    w1[0][n - 1] = 1.0
+    was = _infer._tune()
+    try:
+        _infer._set_belief([0.0] * n, [1.0] * n, w1, [0.0, 0.0], [-2.0, 0.0], 0.0, 0.0, -8.0)
+        _infer._tune(belief=1)
+        checked = 0
+        for g in play_decisions("standard", 45, 0, "search-v3:k=8"):
+            seat = g.to_act
+            _infer._tune(belief=0)
+            plain = g._core.misfits(seat, EXPERT3)
+            _infer._tune(belief=1)
+            assert g._core.misfits(seat, EXPERT3) == 2 * plain
+            checked += plain > 0
+        assert checked > 10
+        # the model of deviations (belief 2): at even odds every past decision of another seat
+        # costs log 2 (69 hundredths), whatever was played
+        _infer._set_belief([0.0] * n, [1.0] * n, w1, [0.0, 0.0], [0.0, 0.0], 0.0, 8.0, 0.0)
+        _infer._tune(belief=2)
+        for g in play_decisions("standard", 45, 0, "search-v3:k=8"):
+            seat = g.to_act
+            assert g._core.misfits(seat, EXPERT3) == 69 * len(rows_of(g, seat)) // 100
+        with pytest.raises(ValueError, match="inputs"):
+            _infer._set_belief([0.0] * (n - 1), [1.0] * n, w1, [0.0, 0.0], [0.0, 0.0], 0.0)
+    finally:
+        _infer._set_belief(None, None, None, None, None, None)
+        _infer._tune(**was)
+    assert _infer._tune() == was
+
+
 @pytest.mark.parametrize("preset", ["standard", "super"])
 def test_the_real_deal_explains_its_own_bots_burial(preset):
     # reading the burial (kitty=): the kitty expert-v3 buried is the one it buries again from

@@ -20,6 +20,20 @@ cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int c
 cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
                    float soft, int kitty) noexcept nogil
 
+# The features of each past decision counted (the learned belief's inputs, NB_IN floats: the
+# learned bot's features, fastsheng._features, of the play made against the model bot's (kind
+# 1) or of the model's own play (kind 2), then 1 when the two differ), written by fit_rows up
+# to `cap` rows (analysis/train_belief.py).
+cdef enum:
+    NB_IN = 33
+cdef struct rows_t:
+    float* x
+    int n
+    int cap
+    int kind
+cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
+                  float soft, int kitty, rows_t* rows) noexcept nogil
+
 # The learned judgement of a play (fastsheng._learned sets it when its model is loaded, so that
 # this module need not import it): the predicted gain, in net levels, of `played` over
 # `model_play` at `seat`'s pending lead or follow of `g`.

@@ -15,7 +15,7 @@ Metropolis, so in the long run each world is visited in proportion to odds ** mi
 over the deals among worlds that fit alike).
 """
 
-from libc.math cimport pow
+from libc.math cimport exp, log1p, pow
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
@@ -25,6 +25,7 @@ from fastsheng._bitboard cimport (
 )
 from fastsheng._bots cimport bot_bury, bot_follow, bot_lead, points_of
 from fastsheng._core cimport lead_shape
+from fastsheng._features cimport NFEAT, cand_features
 from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t, trick_public
 from fastsheng._rng cimport rng_below, rng_next, rng_split, rng_t
 from fastsheng._table cimport trick_add, trick_start
@@ -46,16 +47,82 @@ cdef int KINDS = 3          # screening: bit 0 count leads, bit 1 follows
 
 cdef judge_fn JUDGE = NULL   # the learned judgement, set by fastsheng._learned's load
 
+# The learned belief (screening: BELIEF = 1 or 2 with a model set by _set_belief), trained on
+# hands of the bots the search meets (analysis/train_belief.py), in two forms:
+# 1: a per-decision classifier of the real deal against uniform consistent worlds. Its logit
+#    f(x) of a past decision's features x (the played move against the model bot's, from the
+#    acting seat's cards of the world, and whether they differ) estimates log p(x | the real
+#    deal) / p(x | a uniform world). Units: 100 (BCLIP - f) per decision, clipped to [0, BSPAN]
+#    (the logit's range in training), so that odds exp(-infer/10) weigh a world by
+#    exp(infer/10 * sum f).
+# 2: a model of when the player leaves the model bot's play: its logit f(x) of the features of
+#    the model's play in the world's cards is log P(another play) / P(the model's). A strong
+#    player reads the odds of a deviation from the position: a searching player keeps the
+#    obvious plays and leaves the close ones, so a world where a seat left an obvious play is
+#    less likely than one where it left a close one. Units: 100 (-log P(what was played: the
+#    model's or another)), clipped to BSPAN; the odds weigh a world by P(record)^(infer/10).
+cdef enum:
+    MAX_BH = 64
+cdef int BELIEF = 0
+cdef int BH = 0
+cdef float BCLIP = 4         # the logit's bound above
+cdef float BSPAN = 800       # 100 times its range (the units' bound)
+cdef float BMU[NB_IN]
+cdef float BSD[NB_IN]
+cdef float BW1[MAX_BH][NB_IN]
+cdef float BB1[MAX_BH]
+cdef float BW2[MAX_BH]
+cdef float BB2 = 0
+
+
+cdef float belief_logit(const float* x) noexcept nogil:
+    cdef int i, j
+    cdef float z, y = BB2
+    cdef float xs[NB_IN]
+    for j in range(NB_IN):
+        xs[j] = (x[j] - BMU[j]) / BSD[j]
+    for i in range(BH):
+        z = BB1[i]
+        for j in range(NB_IN):
+            z += BW1[i][j] * xs[j]
+        if z > 0:
+            y += BW2[i] * z
+    return y
+
 
 cdef void set_judge(judge_fn f) noexcept nogil:
     global JUDGE
     JUDGE = f
 
 
-cdef inline int judged(game_t* r, int s, hand_t model_play, hand_t played, float soft) noexcept nogil:
-    """One past decision's misfit in hundredths (0: the model plays as was played)."""
+cdef inline int judged(game_t* r, int s, hand_t model_play, hand_t played, float soft,
+                       rows_t* rows) noexcept nogil:
+    """One past decision's misfit in hundredths (0: the model plays as was played); with
+    `rows`, its features are written instead of the belief's judgement (its training rows)."""
     cdef float y
-    if hand_equal(model_play, played):
+    cdef float x[NB_IN]
+    cdef bint same = hand_equal(model_play, played)
+    cdef int kind = rows.kind if rows != NULL else BELIEF
+    if (rows != NULL and rows.n < rows.cap) or (rows == NULL and BELIEF and BH):
+        if kind == 2:
+            # the model's own play, in this world's cards (whether it was played: the label)
+            cand_features(r, s, model_play, model_play, 0, 8, x)
+        else:
+            cand_features(r, s, played, model_play, 0, 8, x)
+        x[NFEAT] = 0 if same else 1
+        if rows != NULL:
+            memcpy(rows.x + rows.n * NB_IN, x, NB_IN * sizeof(float))
+            rows.n += 1
+        elif kind == 2:
+            # -log P(what was seen): the model's play kept or left, at the learned odds
+            x[NFEAT] = 0
+            y = belief_logit(x)
+            y = 100 * (log1p(exp(-y)) if not same else log1p(exp(y)))
+            return <int>BSPAN if y >= BSPAN else <int>(y + 0.5)
+        else:
+            y = 100 * (BCLIP - belief_logit(x))
+            return 0 if y <= 0 else (<int>BSPAN if y >= BSPAN else <int>(y + 0.5))
+    if same:
         return 0
     if soft <= 0 or JUDGE == NULL:
         return 100
@@ -75,6 +142,11 @@ cdef inline bint reads_burial(const game_t* world, int seat, int kitty) noexcept
 
 cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
                    float soft, int kitty) noexcept nogil:
+    return fit_rows(world, seat, bot, rng, cap, soft, kitty, NULL)
+
+
+cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
+                  float soft, int kitty, rows_t* rows) noexcept nogil:
     """misfits in hundredths of a misfit (soft: the learned judgement of judged; kitty: the
     burial read too, `kitty` misfits per card of the world's kitty the model bot would not
     have buried from the burier's 33 cards), -1 when the record contradicts the world;
@@ -131,7 +203,7 @@ cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int
         if leader != seat:
             p = bot_lead(&r.t, leader)
             if KINDS & 1:
-                miss += judged(&r, leader, p, att, soft)
+                miss += judged(&r, leader, p, att, soft, rows)
         lead_shape(&r.t.ctx, plays[0], &r.tr.shape)
         trick_start(&r.t.ctx, &r.tr, leader, plays[0], barred)
         r.t.hands[leader] = hand_minus(r.t.hands[leader], plays[0])
@@ -141,7 +213,7 @@ cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int
             if s != seat:
                 p = bot_follow(&r.t, s, &r.tr)
                 if KINDS & 2:
-                    miss += judged(&r, s, p, plays[i], soft)
+                    miss += judged(&r, s, p, plays[i], soft, rows)
             trick_add(&r.t.ctx, &r.tr, plays[i])
             r.t.hands[s] = hand_minus(r.t.hands[s], plays[i])
         if miss > cap:
@@ -278,12 +350,39 @@ cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
             hb[0] = sb
 
 
-def _tune(soft=None, model=None, kinds=None):
+def _set_belief(mu, sd, w1, b1, w2, b2, hi=4.0, lo=-4.0):
+    """Screening: the learned belief's weights (analysis/train_belief.py; w1: hidden x NB_IN)
+    and its logit's range; None clears it."""
+    global BH, BB2, BCLIP, BSPAN
+    if mu is None:
+        BH = 0
+        return
+    h = len(b1)
+    if h > MAX_BH or len(mu) != NB_IN or len(w1) != h or any(len(r) != NB_IN for r in w1):
+        raise ValueError(f"belief model: {NB_IN} inputs and at most {MAX_BH} hidden units")
+    for j in range(NB_IN):
+        BMU[j] = mu[j]
+        BSD[j] = sd[j] if sd[j] > 0 else 1.0
+    for i in range(h):
+        BB1[i] = b1[i]
+        BW2[i] = w2[i]
+        for j in range(NB_IN):
+            BW1[i][j] = w1[i][j]
+    BB2 = b2
+    BCLIP = hi
+    BSPAN = 100 * (hi - lo)
+    BH = h
+
+
+def _tune(soft=None, model=None, kinds=None, belief=None):
     """Screening only: the learned judgement's scale (net levels, 0 off), the model bot (a C
-    bot id, -1: the seat's base bot) and the decisions counted (bit 0 leads, bit 1 follows) of
-    the chains started after; returns all three as they were."""
-    global SOFT, MODEL_BOT, KINDS
-    was = dict(soft=SOFT, model=MODEL_BOT, kinds=KINDS)
+    bot id, -1: the seat's base bot), the decisions counted (bit 0 leads, bit 1 follows) and
+    the learned belief (1: on, when _set_belief gave it weights) of the chains started after;
+    returns all four as they were."""
+    global SOFT, MODEL_BOT, KINDS, BELIEF
+    was = dict(soft=SOFT, model=MODEL_BOT, kinds=KINDS, belief=BELIEF)
+    if belief is not None:
+        BELIEF = belief
     if kinds is not None:
         KINDS = kinds
     if soft is not None:
@@ -291,3 +390,5 @@ def _tune(soft=None, model=None, kinds=None):
     if model is not None:
         MODEL_BOT = model
     return was
+NB_IN_ = NB_IN
+assert NB_IN == NFEAT + 1

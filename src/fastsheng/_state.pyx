@@ -38,7 +38,7 @@ from fastsheng._game cimport (
     bot_decide, game_run, game_t, hand_row_t, match_begin, match_hand_begin, match_hand_end,
     match_row_t, trick_row_t,
 )
-from fastsheng._infer cimport fit_units, misfits
+from fastsheng._infer cimport NB_IN, fit_rows, fit_units, misfits, rows_t
 from fastsheng._rng cimport rng_below, rng_seed, rng_split, rng_t
 from fastsheng._worlds cimport (
     hist_parse, hist_t, kitty_known, match_slots, public_scrub, shuffle_cards, slots_allowed,
@@ -636,6 +636,30 @@ cdef class GameCore:
             return misfits(&self.g, seat, bot, &r, 1 << 20)
         m = fit_units(&self.g, seat, bot, &r, 1 << 30, soft, kitty)
         return -1 if m < 0 else (m / 100.0 if soft > 0 else m // 100)
+
+    def decision_rows(self, int seat, int bot, int kind=1):
+        """Analysis (the learned belief's training rows, analysis/train_belief.py): the
+        features of every past decision of another seat in this game, from `seat`'s side with
+        this game's cards (fastsheng._infer.fit_rows; kind 1: of the play made, 2: of the
+        model's play), as bytes of NB_IN float32s per row; empty when a past play
+        contradicts the cards."""
+        cdef rng_t r
+        cdef rows_t rows
+        cdef int m
+        rows.cap = 4 * 25 * 4
+        rows.n = 0
+        rows.kind = kind
+        rows.x = <float*>malloc(rows.cap * NB_IN * sizeof(float))
+        if rows.x == NULL:
+            raise MemoryError()
+        try:
+            rng_seed(&r, 1, 2, 3, 4)
+            m = fit_rows(&self.g, seat, bot, &r, 1 << 30, 0, 0, &rows)
+            if m < 0:
+                return b""
+            return PyBytes_FromStringAndSize(<char*>rows.x, rows.n * NB_IN * sizeof(float))
+        finally:
+            free(rows.x)
 
     def hand_size(self, int seat):
         return hand_count(self.g.t.hands[seat])
