@@ -47,7 +47,7 @@ import numpy as np
 
 from fastsheng import _guided_search, _infer
 from fastsheng.engine.game import Game
-from fastsheng.engine.registry import BOT_INDEX, resolve_bot
+from fastsheng.engine.registry import BOT_INDEX, bot_spec, resolve_bot
 
 MODEL = BOT_INDEX["expert-v3"]
 
@@ -59,6 +59,8 @@ def fit(
     and the burial's (the kitty cards the model would not have buried)."""
     rng = random.Random(seed)
     real, world, better = [], [], []
+    if soft > 0:
+        bot_spec("learned-v1")  # loads the learned model that judges
     was = _infer._tune()
     try:
         for hand_id in range(hands):
@@ -115,8 +117,10 @@ def knobs(args: list[str], allowed: tuple[str, ...] = KNOBS) -> dict:
 def main(argv: list[str]) -> None:
     what = argv[0] if argv else "fit"
     if what == "fit":
-        pos = [a for a in argv[1:] if "=" not in a]
-        k = knobs([a for a in argv[1:] if "=" in a], FIT_KNOBS)
+        # a knob is KEY=VALUE; a bot name may hold "=" too, after its ":" (search:k=32)
+        is_knob = [("=" in a and ":" not in a.partition("=")[0]) for a in argv[1:]]
+        pos = [a for a, kn in zip(argv[1:], is_knob, strict=True) if not kn]
+        k = knobs([a for a, kn in zip(argv[1:], is_knob, strict=True) if kn], FIT_KNOBS)
         hands = int(pos[0]) if len(pos) > 0 else 20
         seed = int(pos[1]) if len(pos) > 1 else 2024
         bot = pos[2] if len(pos) > 2 else "search-v3"
@@ -145,6 +149,8 @@ def main(argv: list[str]) -> None:
     k = knobs(argv[5:])
     steps, burn = int(k.get("steps", 20)), int(k.get("burn", 400))
     _guided_search._tune(steps=steps, burn=burn, oracle=int(k.get("oracle", 0)))
+    if float(k.get("soft", 0)) > 0:
+        bot_spec("learned-v1")  # loads the learned model that judges
     _infer._tune(
         soft=float(k.get("soft", 0)),
         model=BOT_INDEX[k["model"]] if "model" in k else -1,

@@ -173,6 +173,8 @@ def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) ->
     sd = x[train].std(axis=0)
     sd[sd == 0] = 1
     xs = (x - mu) / sd
+    if not train.any():
+        sys.exit(f"error: no rows to train on in {out} (batch 0 of every 5 is held out)")
     rng = np.random.default_rng(seed)
     net = MLP(x.shape[1], hidden, rng)
     print(f"{len(x):,} rows, {y.mean():.0%} of the real deal; {held.mean():.0%} held out")
