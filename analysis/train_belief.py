@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import hashlib
 import os
 import sys
 import time
@@ -154,7 +153,7 @@ def ranking(d: dict, score: np.ndarray, mask: np.ndarray) -> tuple[float, float]
 
 def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) -> None:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from train_learned import MLP
+    from train_learned import MLP, save_mlp
 
     d = load(out)
     held = d["batch"] % 5 == 0
@@ -201,20 +200,9 @@ def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) ->
     hi, lo = float(np.quantile(f, 0.9995)), float(np.quantile(f, 0.0005))
     if d["kind"] == 2:
         hi, lo = 8.0, 0.0
-    np.savez(
-        model,
-        mu=mu.astype(np.float32),
-        sd=sd.astype(np.float32),
-        w1=net.w1,
-        b1=net.b1,
-        w2=net.w2,
-        b2=np.float32(net.b2),
-        hi=np.float32(hi),
-        lo=np.float32(lo),
-        kind=np.int8(d["kind"]),
+    digest = save_mlp(
+        model, net, mu, sd, hi=np.float32(hi), lo=np.float32(lo), kind=np.int8(d["kind"])
     )
-    with open(model, "rb") as fh:
-        digest = hashlib.sha256(fh.read()).hexdigest()
     print(f"wrote {model} (logits {lo:.2f} to {hi:.2f}): sha256 {digest}")
 
 

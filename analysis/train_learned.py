@@ -234,20 +234,26 @@ def fit(
         print(f"margin {margin:.2f} as asked (the labels' choice: {best_m:.2f})")
         best_m = margin
     heldout_report(dec, y, pred, held, best_m)
+    assert x.shape[1] == _features.NFEAT_
+    digest = save_mlp(model, net, mu, sd, margin=np.float32(best_m), want=np.int32(8))
+    print(f"wrote {model}: sha256 {digest}")
+
+
+def save_mlp(path: str, net: MLP, mu, sd, **extra) -> str:
+    """Write the model file (.npz: the standardisation, the MLP's weights, `extra`); its
+    SHA-256."""
     np.savez(
-        model,
+        path,
         mu=mu.astype(np.float32),
         sd=sd.astype(np.float32),
         w1=net.w1,
         b1=net.b1,
         w2=net.w2,
         b2=np.float32(net.b2),
-        margin=np.float32(best_m),
-        want=np.int32(8),
+        **extra,
     )
-    assert x.shape[1] == _features.NFEAT_
-    with open(model, "rb") as f:
-        print(f"wrote {model}: sha256 {hashlib.sha256(f.read()).hexdigest()}")
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def main(argv=None) -> None:
