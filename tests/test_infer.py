@@ -9,6 +9,7 @@ contradiction."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -238,6 +239,27 @@ def test_infer_names():
             resolve_bot(bad)
 
 
+def test_belief_names():
+    # spelled out only when set, needs infer, rides above kitty; its model loads with the name
+    assert "belief" not in resolve_bot("search-v3:infer=10")
+    name = resolve_bot("search-v3:infer=10,kitty=5,belief=1")
+    assert name.endswith(",infer=10,kitty=5,belief=1")
+    _, k, _ = bot_spec(name)
+    assert k & 0xFFFF == 64 and (k >> 16) & 127 == 10 and (k >> 23) & 15 == 5 and k >> 27 == 1
+    for bad, what in (("search-v3:belief=1", "set infer"), ("search-v3:infer=5,belief=2", "0..1")):
+        with pytest.raises(ValueError, match=what):
+            resolve_bot(bad)
+
+
+def test_a_shipped_belief_is_checked():
+    with pytest.raises(ValueError, match="SHA-256"):
+        _infer.load_belief(str(Path(_infer.__file__).parent / "models" / "belief-v1.npz"), "0")
+
+
+def test_belief_plays_legal_reproducible_and_otherwise():
+    plays_reproducibly_and_otherwise("search-v3:k=16,infer=10,belief=1", "search-v3:k=16,infer=10")
+
+
 def plays_reproducibly_and_otherwise(bot: str, other: str) -> None:
     """`bot` against expert-v3: the same hands twice, others than `other`'s (simulate_hands
     raises on an illegal play; the chain's worlds change some decisions)."""
@@ -262,24 +284,30 @@ INFER_DIGESTS = {
     ("search-v3:k=8,cands=4,infer=46", "standard"): (
         "ae03c77653558319eb8c90757e41fc27f7dbc78a3e5a1624fdbe1b46f7394512"
     ),
+    ("search-v3:k=8,cands=4,infer=10,kitty=5,belief=1", "standard"): (
+        "4f53f92f6e521d05b284060d76b0f1ab5ee0f7559bf5a978161e444e6eacd32e"
+    ),
 }
 
 
 @pytest.mark.parametrize("name, preset", sorted(INFER_DIGESTS))
 def test_infer_plays_as_frozen(name, preset):
     got = digest(preset, (name, "expert", name, "basic"))
-    off = name.replace(",infer=46", "")
+    off = name.replace(",infer=46", "").replace(",belief=1", "")
     assert got != digest(preset, (off, "expert", off, "basic"))
     assert got == INFER_DIGESTS[name, preset]
 
 
+@pytest.mark.parametrize(
+    "name", ["search-v3:k=8,cands=4,infer=46", "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1"]
+)
 @pytest.mark.parametrize("hand_id", [0, 1])
-def test_infer_decides_from_what_its_seat_may_know(hand_id):
+def test_infer_decides_from_what_its_seat_may_know(hand_id, name):
     """Two games that differ only in cards the deciding seat cannot see (a consistent world),
     with the same bot stream, get the same decision at every lead and follow: the chain reads
     the public record (the tricks in order, shown cards) and the worlds it walks, never the
     real deal."""
-    differed = same_decisions_in_worlds("search-v3:k=8,cands=4,infer=46", 12, hand_id)
+    differed = same_decisions_in_worlds(name, 12, hand_id)
     assert differed > 10
 
 

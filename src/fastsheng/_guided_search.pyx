@@ -36,7 +36,7 @@ from fastsheng._game cimport batch_t, game_t, hand_row_t, search_fn, set_search_
 from fastsheng._infer cimport chain_run, chain_start, chain_t
 from fastsheng._learned cimport model_margin, predict_gains
 from fastsheng._search cimport (
-    INFER_SHIFT, K_MASK, KITTY_SHIFT, MAX_CANDS, candidates, outcome, playout, scratch_batch,
+    BELIEF_SHIFT, INFER_SHIFT, K_MASK, KITTY_SHIFT, MAX_CANDS, candidates, outcome, playout, scratch_batch,
     search_any,
 )
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
@@ -154,7 +154,8 @@ cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive,
                 sum_d2[i] += <double>x * x
 
 
-cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds, int kitty) noexcept nogil:
+cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds, int kitty,
+                         int belief) noexcept nogil:
     """The inference chain of one race, burnt in (NULL when out of memory). It starts from a
     world the whole record allows when one of 16 dealt comes out so (the dealer honours what
     the live game keeps, not every past follow: the chain's first steps walk out otherwise)."""
@@ -169,7 +170,7 @@ cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds, int kitt
             worlds_draw(maker, &first, g.t.rng, WORLD_TRIES)
         else:
             world_from_game(g, &first, seat, g.t.rng, WORLD_TRIES)
-        chain_start(ch, g, &first, seat, odds, kitty, g.t.rng)
+        chain_start(ch, g, &first, seat, odds, kitty, belief, g.t.rng)
         if ch.m >= 0:
             break
     NCHAIN += 1
@@ -180,7 +181,7 @@ cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds, int kitt
 
 
 cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odds,
-              int kitty) noexcept nogil:
+              int kitty, int belief) noexcept nogil:
     """The index of the challenger that wins the race against cands[0], or 0. odds > 0: the
     worlds come from the inference chain (fastsheng._infer) with these odds per misfit."""
     global NSTEP, NACC
@@ -193,7 +194,7 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
     cdef double var, mean
     # the public state's setup once for all the race's worlds (the same worlds, far cheaper)
     cdef void* maker = worlds_open(g, seat) if MAKER else NULL
-    cdef chain_t* ch = open_chain(g, seat, maker, odds, kitty) if odds > 0 else NULL
+    cdef chain_t* ch = open_chain(g, seat, maker, odds, kitty, belief) if odds > 0 else NULL
     scratch_batch(g.b, &pb)
     alive[0] = 0
     for i in range(1, n):
@@ -285,7 +286,8 @@ cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
     m = n if n <= o.top + 1 else o.top + 1
     infer = (g.b.search_k[seat] >> INFER_SHIFT) & 127
     best = race(g, seat, cands, m, k, exp(-infer / 10.0) if infer else 0.0,
-                (g.b.search_k[seat] >> KITTY_SHIFT) & 15)
+                (g.b.search_k[seat] >> KITTY_SHIFT) & 15,
+                (g.b.search_k[seat] >> BELIEF_SHIFT) & 1)
     NDEV += best != 0
     return cands[best]
 

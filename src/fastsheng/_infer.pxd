@@ -17,8 +17,11 @@ cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int c
 # the bot's play, none from a predicted gain of `soft` net levels up.
 # kitty > 0 reads the burial too: `kitty` misfits per card of the world's kitty that the bot
 # would not have buried from the burier's 33 cards of the world (one burial, by another seat).
+# belief > 0 reads each past decision by the learned belief of that kind (fastsheng._infer:
+# 2 the model of deviations), in hundredths of -log P, when one is loaded (else plain misfits);
+# -1: the screening setting (_tune's belief).
 cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
-                   float soft, int kitty) noexcept nogil
+                   float soft, int kitty, int belief) noexcept nogil
 
 # The features of each past decision counted (the learned belief's inputs, NB_IN floats: the
 # learned bot's features, fastsheng._features, of the play made against the model bot's (kind
@@ -32,7 +35,7 @@ cdef struct rows_t:
     int cap
     int kind
 cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
-                  float soft, int kitty, rows_t* rows) noexcept nogil
+                  float soft, int kitty, int belief, rows_t* rows) noexcept nogil
 
 # The learned judgement of a play (fastsheng._learned sets it when its model is loaded, so that
 # this module need not import it): the predicted gain, in net levels, of `played` over
@@ -51,6 +54,7 @@ cdef struct chain_t:
     double odds
     float soft               # the learned judgement's scale (0: plain misfits)
     int kitty                # misfits per kitty card the bot would not have buried (0: off)
+    int belief               # the learned belief's kind (0: plain misfits)
     int nloc
     int loc[4]               # places: seats 0-3, 4 the kitty
     hand_t pinned[5]         # per place: copies that never move (shown and unplayed)
@@ -61,6 +65,7 @@ cdef struct chain_t:
 # Start at `first` (a consistent world of the live game `g`).
 # (kitty > 0: the burial read too, starting from the world with the kitty the bot buries from
 # the burier's cards when the record allows it)
+# (belief 1: the chain reads the play by the loaded model of deviations, kind 2)
 cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat, double odds,
-                      int kitty, rng_t* rng) noexcept nogil
+                      int kitty, int belief, rng_t* rng) noexcept nogil
 cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil

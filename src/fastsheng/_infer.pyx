@@ -15,6 +15,16 @@ Metropolis, so in the long run each world is visited in proportion to odds ** mi
 over the deals among worlds that fit alike).
 """
 
+cdef extern from *:
+    """
+    /* the same sums on every build (FASTSHENG_NATIVE's -march=native would fuse the learned
+       belief's into FMAs and could move a chain's step): the frozen play must not depend on
+       the CPU */
+    #if defined(__GNUC__) && !defined(__clang__)
+    #pragma GCC optimize("fp-contract=off")
+    #endif
+    """
+
 from libc.math cimport exp, log1p, pow
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
@@ -96,14 +106,14 @@ cdef void set_judge(judge_fn f) noexcept nogil:
 
 
 cdef inline int judged(game_t* r, int s, hand_t model_play, hand_t played, float soft,
-                       rows_t* rows) noexcept nogil:
+                       int belief, rows_t* rows) noexcept nogil:
     """One past decision's misfit in hundredths (0: the model plays as was played); with
     `rows`, its features are written instead of the belief's judgement (its training rows)."""
     cdef float y
     cdef float x[NB_IN]
     cdef bint same = hand_equal(model_play, played)
-    cdef int kind = rows.kind if rows != NULL else BELIEF
-    if (rows != NULL and rows.n < rows.cap) or (rows == NULL and BELIEF and BH):
+    cdef int kind = rows.kind if rows != NULL else belief
+    if (rows != NULL and rows.n < rows.cap) or (rows == NULL and belief and BH):
         if kind == 2:
             # the model's own play, in this world's cards (whether it was played: the label)
             cand_features(r, s, model_play, model_play, 0, 8, x)
@@ -141,12 +151,12 @@ cdef inline bint reads_burial(const game_t* world, int seat, int kitty) noexcept
 
 
 cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
-                   float soft, int kitty) noexcept nogil:
-    return fit_rows(world, seat, bot, rng, cap, soft, kitty, NULL)
+                   float soft, int kitty, int belief) noexcept nogil:
+    return fit_rows(world, seat, bot, rng, cap, soft, kitty, belief, NULL)
 
 
 cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
-                  float soft, int kitty, rows_t* rows) noexcept nogil:
+                  float soft, int kitty, int belief, rows_t* rows) noexcept nogil:
     """misfits in hundredths of a misfit (soft: the learned judgement of judged; kitty: the
     burial read too, `kitty` misfits per card of the world's kitty the model bot would not
     have buried from the burier's 33 cards), -1 when the record contradicts the world;
@@ -161,6 +171,8 @@ cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int 
     cdef int s, i, j, n, ntricks, leader, barred, pts, b, miss = 0
     if world.phase < PH_LEAD:
         return 0
+    if belief < 0:
+        belief = BELIEF
     memcpy(&r, world, sizeof(game_t))
     memcpy(&br, rng, sizeof(rng_t))
     r.t.rng = &br
@@ -203,7 +215,7 @@ cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int 
         if leader != seat:
             p = bot_lead(&r.t, leader)
             if KINDS & 1:
-                miss += judged(&r, leader, p, att, soft, rows)
+                miss += judged(&r, leader, p, att, soft, belief, rows)
         lead_shape(&r.t.ctx, plays[0], &r.tr.shape)
         trick_start(&r.t.ctx, &r.tr, leader, plays[0], barred)
         r.t.hands[leader] = hand_minus(r.t.hands[leader], plays[0])
@@ -213,7 +225,7 @@ cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int 
             if s != seat:
                 p = bot_follow(&r.t, s, &r.tr)
                 if KINDS & 2:
-                    miss += judged(&r, s, p, plays[i], soft, rows)
+                    miss += judged(&r, s, p, plays[i], soft, belief, rows)
             trick_add(&r.t.ctx, &r.tr, plays[i])
             r.t.hands[s] = hand_minus(r.t.hands[s], plays[i])
         if miss > cap:
@@ -228,7 +240,7 @@ cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int 
 
 cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int cap) noexcept nogil:
     cdef int m = fit_units(world, seat, bot, rng, cap * 100 if cap < (1 << 20) else 1 << 30, 0,
-                          0)
+                          0, -1)
     return m if m < 0 else m // 100
 
 
@@ -249,7 +261,7 @@ cdef int pick_copy(hand_t h, rng_t* rng) noexcept nogil:
 
 
 cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat, double odds,
-                      int kitty, rng_t* rng) noexcept nogil:
+                      int kitty, int belief, rng_t* rng) noexcept nogil:
     cdef int s, i, b
     cdef hand_t gone, now, kb
     cdef game_t* w2
@@ -258,6 +270,8 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
     c.bot = g.t.bots[seat] if MODEL_BOT < 0 else MODEL_BOT
     c.soft = SOFT
     c.kitty = kitty
+    # the name's belief is the model of deviations; the screening setting overrides it
+    c.belief = BELIEF if BELIEF else (2 if belief else 0)
     # reading the burial: start from the world with the kitty the model buries from the
     # burier's cards (those it holds now, has played and the kitty), when the record allows it
     if reads_burial(first, seat, kitty) and not kitty_known(g, seat):
@@ -274,7 +288,7 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
                 w2.kitty = kb
                 w2.t.buried = kb
                 w2.t.hands[b] = hand_minus(now, kb)
-                if fit_units(w2, seat, c.bot, rng, 1 << 30, c.soft, kitty) >= 0:
+                if fit_units(w2, seat, c.bot, rng, 1 << 30, c.soft, kitty, c.belief) >= 0:
                     memcpy(&c.w, w2, sizeof(game_t))
             free(w2)
     c.odds = odds
@@ -304,7 +318,7 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
         if 0 <= g.t.burier < 4 and g.t.burier != seat:
             c.pinned[KITTY] = hand_minus(c.pinned[g.t.burier], c.w.t.hands[g.t.burier])
             c.pinned[g.t.burier] = hand_minus(c.pinned[g.t.burier], c.pinned[KITTY])
-    c.m = fit_units(&c.w, seat, c.bot, &c.fit_rng, 1 << 30, c.soft, c.kitty)
+    c.m = fit_units(&c.w, seat, c.bot, &c.fit_rng, 1 << 30, c.soft, c.kitty, c.belief)
 
 
 cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
@@ -336,7 +350,7 @@ cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
         ha[0] = hand_add_card(hand_minus(sa, hand_add_card(hand_empty(), x)), y)
         hb[0] = hand_add_card(hand_minus(sb, hand_add_card(hand_empty(), y)), x)
         m = fit_units(&c.w, c.seat, c.bot, &c.fit_rng, c.m + 4000 if c.m >= 0 else 1 << 30,
-                      c.soft, c.kitty)
+                      c.soft, c.kitty, c.belief)
         u = (rng_next(rng) >> 11) * (1.0 / 9007199254740992.0)
         # from a world the record contradicts, any consistent one is taken (the walk out)
         if m >= 0 and (c.m < 0 or m <= c.m or u < pow(c.odds, (m - c.m) / 100.0)):
@@ -353,7 +367,8 @@ cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
 def _set_belief(mu, sd, w1, b1, w2, b2, hi=4.0, lo=-4.0):
     """Screening: the learned belief's weights (analysis/train_belief.py; w1: hidden x NB_IN)
     and its logit's range; None clears it."""
-    global BH, BB2, BCLIP, BSPAN
+    global BH, BB2, BCLIP, BSPAN, _loaded
+    _loaded = None
     if mu is None:
         BH = 0
         return
@@ -372,6 +387,33 @@ def _set_belief(mu, sd, w1, b1, w2, b2, hi=4.0, lo=-4.0):
     BCLIP = hi
     BSPAN = 100 * (hi - lo)
     BH = h
+
+
+_loaded = None
+
+
+def load_belief(path, sha256: str):
+    """Copy the shipped belief of `path` (a .npz of analysis/train_belief.py: mu, sd, w1, b1,
+    w2, b2, hi, lo, kind 2) into the C arrays; refuses a file whose SHA-256 is not `sha256` (a
+    retrained belief is a new version). Loading the same file again does nothing."""
+    global _loaded
+    import hashlib
+
+    import numpy as np
+
+    if _loaded == (str(path), sha256):
+        return
+    with open(path, "rb") as f:
+        got = hashlib.sha256(f.read()).hexdigest()
+    if got != sha256:
+        raise ValueError(f"belief {path}: SHA-256 {got}, expected {sha256}")
+    with np.load(path) as z:
+        m = {k: np.asarray(z[k]) for k in ("mu", "sd", "w1", "b1", "w2", "b2", "hi", "lo", "kind")}
+    if int(m["kind"]) != 2:
+        raise ValueError(f"belief {path}: kind {int(m['kind'])}, the names read kind 2")
+    _set_belief(m["mu"].tolist(), m["sd"].tolist(), m["w1"].tolist(), m["b1"].tolist(),
+                m["w2"].tolist(), float(m["b2"]), float(m["hi"]), float(m["lo"]))
+    _loaded = (str(path), sha256)
 
 
 def _tune(soft=None, model=None, kinds=None, belief=None):

@@ -15,6 +15,9 @@ cdef enum:
     # and its `kitty` (misfits per kitty card its base bot would not have buried, 0: off)
     # above that (fastsheng.engine.registry.KITTY_SHIFT)
     KITTY_SHIFT = 23
+    # and its `belief` (1: the chain reads each past decision by the shipped model of when a
+    # player leaves the base bot's play, fastsheng._infer; 0: the 0/1 misfits) above that
+    BELIEF_SHIFT = 27
     K_MASK = (1 << 16) - 1
 
 # The base bot's own play first (t.bots[seat]), basic-v1's second, then distinct legal plays

@@ -634,7 +634,7 @@ cdef class GameCore:
         rng_seed(&r, 1, 2, 3, 4)
         if soft <= 0 and kitty <= 0:
             return misfits(&self.g, seat, bot, &r, 1 << 20)
-        m = fit_units(&self.g, seat, bot, &r, 1 << 30, soft, kitty)
+        m = fit_units(&self.g, seat, bot, &r, 1 << 30, soft, kitty, -1)
         return -1 if m < 0 else (m / 100.0 if soft > 0 else m // 100)
 
     def decision_rows(self, int seat, int bot, int kind=1):
@@ -654,7 +654,7 @@ cdef class GameCore:
             raise MemoryError()
         try:
             rng_seed(&r, 1, 2, 3, 4)
-            m = fit_rows(&self.g, seat, bot, &r, 1 << 30, 0, 0, &rows)
+            m = fit_rows(&self.g, seat, bot, &r, 1 << 30, 0, 0, 0, &rows)
             if m < 0:
                 return b""
             return PyBytes_FromStringAndSize(<char*>rows.x, rows.n * NB_IN * sizeof(float))

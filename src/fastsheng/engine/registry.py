@@ -89,6 +89,7 @@ GUIDED_DEFAULTS = {
     "call": 0,
     "infer": 0,
     "kitty": 0,
+    "belief": 0,
 }
 # `call` = 1: the calls searched too (fastsheng._call_search, docs/bots.md "search-v3: the
 # calls"), flagged by the sign bit of the candidates word (CALL_FLAG). It came after search-v3's
@@ -103,9 +104,20 @@ GUIDED_DEFAULTS = {
 # card of its kitty that the base bot would not have buried from the burier's cards of that
 # world (one burial, by another seat; docs/bots.md "search-v3: reading the play"); it reads
 # through infer's chain, so it needs infer, and rides above infer (KITTY_SHIFT)
-LATER_PARAMS = {"search-v3": {"call": 0, "infer": 0, "kitty": 0}}
+# `belief` = 1: the chain reads each past decision by a learned model of when a player leaves
+# the base bot's play (fastsheng._infer, BELIEF_MODELS; docs/bots.md "search-v3: reading the
+# play") in place of the 0/1 misfits, -log P per decision; it needs infer (infer=10 takes the
+# model's odds as they are) and rides above kitty (BELIEF_SHIFT)
+LATER_PARAMS = {"search-v3": {"call": 0, "infer": 0, "kitty": 0, "belief": 0}}
 INFER_SHIFT = 16  # fastsheng._search.INFER_SHIFT
 KITTY_SHIFT = 23  # fastsheng._search.KITTY_SHIFT
+BELIEF_SHIFT = 27  # fastsheng._search.BELIEF_SHIFT
+# the learned beliefs (fastsheng._infer.load_belief): `belief` value -> its model in
+# fastsheng/models/ and the file's SHA-256 (analysis/train_belief.py; a retrained one is a new
+# value, never a new file here)
+BELIEF_MODELS = {
+    1: ("belief-v1.npz", "4df93e9d872152cbc79df86df76ec0c7fce319e16957986c9e112d60edbec211"),
+}
 GUIDED_BOUNDS = {
     "k": (1, 4096),
     "cands": (1, 32),
@@ -117,6 +129,7 @@ GUIDED_BOUNDS = {
     "call": (0, 1),
     "infer": (0, 127),
     "kitty": (0, 15),
+    "belief": (0, 1),
 }
 # where each of search-v3's parameters rides in the C search's candidates word (bits 0-7 the
 # candidates, 8-11 the version, 12 reserved): field -> (shift, width); fastsheng._guided_search
@@ -295,6 +308,8 @@ def _resolve_search(name: str, key: str) -> str:
     params["base"] = base
     if params.get("kitty") and not params.get("infer"):
         raise ValueError(f"bot {name!r}: kitty reads the burial through infer's chain: set infer")
+    if params.get("belief") and not params.get("infer"):
+        raise ValueError(f"bot {name!r}: belief reads the play through infer's chain: set infer")
     later = LATER_PARAMS.get(fam, {})
     return f"{fam}:" + ",".join(
         f"{field}={params[field]}"
@@ -326,7 +341,10 @@ def bot_spec(resolved: str) -> tuple[int, int, int]:
             int(fields["k"])
             | int(fields.get("infer", 0)) << INFER_SHIFT
             | int(fields.get("kitty", 0)) << KITTY_SHIFT
+            | int(fields.get("belief", 0)) << BELIEF_SHIFT
         )
+        if int(fields.get("belief", 0)):
+            _load_belief(int(fields["belief"]))
         return BOT_INDEX[fields["base"]], k, cands
     if resolved in LEARNED_MODELS:
         _load_learned(resolved)
@@ -341,6 +359,16 @@ def _load_learned(name: str) -> None:
 
     file, sha256 = LEARNED_MODELS[name]
     _learned.load(str(files("fastsheng") / "models" / file), sha256)
+
+
+def _load_belief(value: int) -> None:
+    """Load a learned belief into the C core (once per process; its hash checked)."""
+    from importlib.resources import files
+
+    from fastsheng import _infer
+
+    file, sha256 = BELIEF_MODELS[value]
+    _infer.load_belief(str(files("fastsheng") / "models" / file), sha256)
 
 
 def _load_guided(model_bot: str) -> None:
