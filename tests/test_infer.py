@@ -336,3 +336,18 @@ def test_reading_the_burial_wins_over_reading_the_play_alone():
         nets.append(pair_outcome(x, y, a, b).net)
     net = stats.mean_t(np.concatenate(nets))
     assert net.lo > 0, net
+
+
+@pytest.mark.slow
+def test_the_largest_race_reading_play_and_burial_by_belief_wins_over_search_k128():
+    """Target (c)'s best setting so far, `search-v3:k=1024,close=31,early=0,top=7,infer=10,
+    kitty=5,belief=1`, against `search:k=128` over 300 paired deals (seats swapped, seed 2130):
+    the 95% interval above 0. A regression gate, not proof of (c): this seed was measured
+    before the gate was written (+0.070 [+0.027, +0.113]), and over 1,200 deals of four seeds
+    the setting is about +0.04, short of the +0.05 (c) asks (docs/bots.md, "Learned beliefs").
+    About 10 minutes of CPU."""
+    x, y = "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1", "search:k=128"
+    a = simulate_hands("standard", (x, y, x, y), 2130, 300, level="random").to_pandas()
+    b = simulate_hands("standard", (y, x, y, x), 2130, 300, level="random").to_pandas()
+    net = stats.mean_t(pair_outcome(x, y, a, b).net)
+    assert net.lo > 0, net
