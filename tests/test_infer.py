@@ -311,15 +311,23 @@ def test_infer_decides_from_what_its_seat_may_know(hand_id, name):
     assert differed > 10
 
 
+def paired_net(x: str, y: str, seeds, n: int):
+    """X against Y over N deals of each seed, each deal played twice with the seats swapped
+    (`standard`, random levels): the t interval of X's net levels/hand over the deals pooled."""
+    nets = []
+    for seed in seeds:
+        a = simulate_hands("standard", (x, y, x, y), seed, n, level="random").to_pandas()
+        b = simulate_hands("standard", (y, x, y, x), seed, n, level="random").to_pandas()
+        nets.append(pair_outcome(x, y, a, b).net)
+    return stats.mean_t(np.concatenate(nets))
+
+
 @pytest.mark.slow
 def test_reading_the_play_wins_over_search_v3():
     """search-v3:infer=46 against search-v3 (the same race over uniform consistent worlds) over
     1,500 paired deals (seats swapped, seed 2114): the 95% interval above 0 (+0.034 [+0.022,
     +0.045] over 3,000 deals in docs/bots.md). About 170 s of CPU."""
-    x, y = "search-v3:infer=46", "search-v3"
-    a = simulate_hands("standard", (x, y, x, y), 2114, 1500, level="random").to_pandas()
-    b = simulate_hands("standard", (y, x, y, x), 2114, 1500, level="random").to_pandas()
-    net = stats.mean_t(pair_outcome(x, y, a, b).net)
+    net = paired_net("search-v3:infer=46", "search-v3", (2114,), 1500)
     assert net.lo > 0, net
 
 
@@ -328,13 +336,7 @@ def test_reading_the_burial_wins_over_reading_the_play_alone():
     """search-v3:infer=46,kitty=2 against search-v3:infer=46 over 2,000 paired deals (seats
     swapped, 1,000 each of seeds 2140 and 2141, pooled): the 95% interval above 0 (docs/bots.md,
     "search-v3: reading the play"). About 7 minutes of CPU."""
-    x, y = "search-v3:infer=46,kitty=2", "search-v3:infer=46"
-    nets = []
-    for seed in (2140, 2141):
-        a = simulate_hands("standard", (x, y, x, y), seed, 1000, level="random").to_pandas()
-        b = simulate_hands("standard", (y, x, y, x), seed, 1000, level="random").to_pandas()
-        nets.append(pair_outcome(x, y, a, b).net)
-    net = stats.mean_t(np.concatenate(nets))
+    net = paired_net("search-v3:infer=46,kitty=2", "search-v3:infer=46", (2140, 2141), 1000)
     assert net.lo > 0, net
 
 
@@ -346,8 +348,6 @@ def test_the_largest_race_reading_play_and_burial_by_belief_wins_over_search_k12
     before the gate was written (+0.070 [+0.027, +0.113]), and over 1,200 deals of four seeds
     the setting is about +0.04, short of the +0.05 (c) asks (docs/bots.md, "Learned beliefs").
     About 10 minutes of CPU."""
-    x, y = "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1", "search:k=128"
-    a = simulate_hands("standard", (x, y, x, y), 2130, 300, level="random").to_pandas()
-    b = simulate_hands("standard", (y, x, y, x), 2130, 300, level="random").to_pandas()
-    net = stats.mean_t(pair_outcome(x, y, a, b).net)
+    x = "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1"
+    net = paired_net(x, "search:k=128", (2130,), 300)
     assert net.lo > 0, net
