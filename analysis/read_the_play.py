@@ -99,7 +99,7 @@ def fit(
     )
 
 
-KNOBS = ("steps", "burn", "soft", "model", "kinds", "oracle", "belief")
+KNOBS = ("steps", "burn", "soft", "model", "kinds", "oracle", "belief", "chains", "z")
 FIT_KNOBS = ("soft", "model")
 
 
@@ -148,7 +148,13 @@ def main(argv: list[str]) -> None:
     seeds = [int(s) for s in argv[4].split(",")]
     k = knobs(argv[5:])
     steps, burn = int(k.get("steps", 20)), int(k.get("burn", 400))
-    _guided_search._tune(steps=steps, burn=burn, oracle=int(k.get("oracle", 0)))
+    _guided_search._tune(
+        steps=steps,
+        burn=burn,
+        oracle=int(k.get("oracle", 0)),
+        chains=int(k.get("chains", 1)),
+        z=float(k.get("z", 1.0)),
+    )
     if float(k.get("soft", 0)) > 0:
         bot_spec("learned-v1")  # loads the learned model that judges
     _infer._tune(

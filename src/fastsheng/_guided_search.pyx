@@ -74,6 +74,9 @@ cdef int STEPS = 20
 # world on the real deal (a cheat no name reaches: docs/bots.md, "search-v3: reading the play")
 cdef int ORACLE = 0
 cdef int BURN = 400
+# screening: independent chains a race's worlds come from in turn (1: the published one chain;
+# a chain's consecutive worlds are 20 steps apart, so the race's first rounds see one region)
+cdef int NCHAINS = 1
 # the chain's counters (analysis only): chains, their starts' misfits and starts the record
 # contradicts, worlds taken and their misfits, steps and swaps kept
 cdef long long NCHAIN = 0, MISS_START = 0, NBAD = 0, NWORLD = 0, MISS_KEPT = 0
@@ -120,7 +123,7 @@ cdef int rank_challengers(game_t* g, int seat, hand_t* cands, int n, float* y) n
 
 cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive, int n, int nw,
                      double* sum_d, double* sum_d2, batch_t* pb, void* maker,
-                     chain_t* ch, int oracle) noexcept nogil:
+                     chain_t** chs, int nch, int w0, int oracle) noexcept nogil:
     """nw more common worlds (from `maker`, the decision's world dealer, when there is one; the
     real deal when `oracle`): the reference and every live challenger played out in each."""
     global NPLAY, MISS_KEPT, NWORLD
@@ -128,7 +131,9 @@ cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive,
     cdef hand_row_t prow
     cdef long long base_x, x
     cdef int w, i
+    cdef chain_t* ch
     for w in range(nw):
+        ch = chs[(w0 + w) % nch] if nch > 0 else NULL
         if oracle:
             memcpy(&world, g, sizeof(game_t))
             rng_split(g.t.rng, &world.deal_rng)
@@ -194,7 +199,13 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
     cdef double var, mean
     # the public state's setup once for all the race's worlds (the same worlds, far cheaper)
     cdef void* maker = worlds_open(g, seat) if MAKER else NULL
-    cdef chain_t* ch = open_chain(g, seat, maker, odds, kitty, belief) if odds > 0 else NULL
+    cdef chain_t* chs[16]
+    cdef int c, nch = 0
+    if odds > 0:
+        for c in range(NCHAINS):
+            chs[nch] = open_chain(g, seat, maker, odds, kitty, belief)
+            if chs[nch] != NULL:
+                nch += 1
     scratch_batch(g.b, &pb)
     alive[0] = 0
     for i in range(1, n):
@@ -206,7 +217,7 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
     if nw < 2:
         nw = 2
     while True:
-        race_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, maker, ch,
+        race_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, maker, chs, nch, w,
                    ORACLE != 0 and ORACLE == k)
         w += nw
         nalive = 0
@@ -239,11 +250,11 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
                     alive[i] = 0
         nw = w if w + w <= k else k - w
     worlds_close(maker)
-    if ch != NULL:
+    for c in range(nch):
         # (analysis counters)
-        NSTEP += ch.steps
-        NACC += ch.accepted
-        free(ch)
+        NSTEP += chs[c].steps
+        NACC += chs[c].accepted
+        free(chs[c])
     g.b.errors += pb.errors
     mean = 0.0
     for i in range(1, n):
@@ -312,11 +323,14 @@ def _unpack(word):
     return dict(close=round(o.close * 100), late=o.late, early=o.early, top=o.top)
 
 
-def _tune(k0=None, z=None, zdrop=None, maker=None, steps=None, burn=None, oracle=None):
+def _tune(k0=None, z=None, zdrop=None, maker=None, steps=None, burn=None, oracle=None,
+          chains=None):
     """Set knobs of search-v3's play in this process (its name's parameters aside); returns
     every knob as it was, so ``_tune(**old)`` restores them."""
-    global K0, Z, ZDROP, MAKER, STEPS, BURN, ORACLE
-    was = dict(k0=K0, z=Z, zdrop=ZDROP, maker=MAKER, steps=STEPS, burn=BURN, oracle=ORACLE)
+    global K0, Z, ZDROP, MAKER, STEPS, BURN, ORACLE, NCHAINS
+    was = dict(k0=K0, z=Z, zdrop=ZDROP, maker=MAKER, steps=STEPS, burn=BURN, oracle=ORACLE,
+               chains=NCHAINS)
+    if chains is not None: NCHAINS = min(max(int(chains), 1), 16)
     if oracle is not None: ORACLE = oracle
     if k0 is not None: K0 = k0
     if z is not None: Z = z
