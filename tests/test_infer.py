@@ -227,6 +227,25 @@ def test_the_oracle_knob_changes_only_its_seats():
     assert simulate_hands("standard", bots, 13, 3, level="random").to_pandas().equals(plain)
 
 
+def test_the_chains_knob_draws_a_race_s_worlds_from_several_chains():
+    # screening (docs/bots.md, "Learned beliefs"): chains=3 opens three inference chains per
+    # race and takes the worlds from them in turn; one chain is the published default, and the
+    # play is the same again once the knob is restored
+    bots = ("search-v3:k=16,cands=4,infer=46", "expert") * 2
+    plain = simulate_hands("standard", bots, 17, 3, level="random").to_pandas()
+    _guided_search._infer_counts(reset=True)
+    was = _guided_search._tune(chains=3)
+    try:
+        three = simulate_hands("standard", bots, 17, 3, level="random").to_pandas()
+        c = _guided_search._infer_counts(reset=True)
+    finally:
+        _guided_search._tune(**was)
+    assert was["chains"] == 1 and _guided_search._tune()["chains"] == 1
+    assert c["chains"] >= 3 and c["chains"] % 3 == 0
+    assert len(three) == len(plain)
+    assert simulate_hands("standard", bots, 17, 3, level="random").to_pandas().equals(plain)
+
+
 def test_infer_names():
     assert resolve_bot("search-v3") == resolve_bot("search-v3:infer=0")
     assert "infer" not in resolve_bot("search-v3")
