@@ -30,7 +30,10 @@ KEY=VALUE after the seeds:
 - belief=MODEL: the chains weigh their worlds by the learned belief of MODEL (a file of
   analysis/train_belief.py) in place of the 0/1 misfits; infer=10 takes its odds as they are;
 - oracle=K: the races of seats whose k is K play every world on the real deal (a cheat, for
-  this measurement only: the worth of knowing the cards to the same search).
+  this measurement only: the worth of knowing the cards to the same search);
+- chains=N: a race's worlds come in turn from N independent chains, each burnt in (the
+  published 1: one chain, whose consecutive worlds are `steps` swaps apart); z=Z: the race's
+  gate, its winner's mean gain above Z standard errors (the published 1).
 
 Run: python analysis/read_the_play.py fit [HANDS] [SEED] [BOT] [WORLDS] [soft=S] [model=NAME]
          (default: 20 2024 search-v3 4, soft=0, model=expert-v3)
