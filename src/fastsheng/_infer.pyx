@@ -37,7 +37,6 @@ from fastsheng._bots cimport bot_bury, bot_follow, bot_lead, points_of
 from fastsheng._core cimport lead_shape
 from fastsheng._features cimport NFEAT, cand_features
 from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t, trick_public
-from fastsheng._mlp cimport mlp_relu
 from fastsheng._rng cimport rng_below, rng_next, rng_split, rng_t
 from fastsheng._table cimport trick_add, trick_start
 from fastsheng._worlds cimport kitty_known, trick_ok
@@ -86,8 +85,19 @@ cdef float BW2[MAX_BH]
 cdef float BB2 = 0
 
 
-cdef inline float belief_logit(const float* x) noexcept nogil:
-    return mlp_relu(x, NB_IN, BH, BMU, BSD, &BW1[0][0], BB1, BW2, BB2)
+cdef float belief_logit(const float* x) noexcept nogil:
+    cdef int i, j
+    cdef float z, y = BB2
+    cdef float xs[NB_IN]
+    for j in range(NB_IN):
+        xs[j] = (x[j] - BMU[j]) / BSD[j]
+    for i in range(BH):
+        z = BB1[i]
+        for j in range(NB_IN):
+            z += BW1[i][j] * xs[j]
+        if z > 0:
+            y += BW2[i] * z
+    return y
 
 
 cdef void set_judge(judge_fn f) noexcept nogil:

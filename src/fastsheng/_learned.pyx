@@ -38,7 +38,6 @@ from fastsheng._bots cimport (
 from fastsheng._features cimport NFEAT, cand_features
 from fastsheng._game cimport game_t
 from fastsheng._infer cimport judge_fn, set_judge
-from fastsheng._mlp cimport mlp_relu
 from fastsheng._search cimport MAX_CANDS, candidates
 from fastsheng._table cimport table_t, trick_t
 
@@ -62,7 +61,18 @@ cdef long long NDEC = 0, NDEV = 0
 
 
 cdef float predict(const float* x) noexcept nogil:
-    return mlp_relu(x, NFEAT, HIDDEN, MU, SD, &W1[0][0], B1, W2, B2)
+    cdef int i, j
+    cdef float z, y = B2
+    cdef float xs[NFEAT]
+    for j in range(NFEAT):
+        xs[j] = (x[j] - MU[j]) / SD[j]
+    for i in range(HIDDEN):
+        z = B1[i]
+        for j in range(NFEAT):
+            z += W1[i][j] * xs[j]
+        if z > 0:
+            y += W2[i] * z
+    return y
 
 
 cdef int predict_gains(game_t* g, int seat, const hand_t* cands, int n, float* y) noexcept nogil:
