@@ -113,6 +113,11 @@ def knobs(args: list[str], allowed: tuple[str, ...] = KNOBS) -> dict:
         key, _, value = a.partition("=")
         if key not in allowed or not value or (key == "model" and value not in BOT_INDEX):
             raise SystemExit(f"unknown knob {a!r}: {', '.join(allowed)}")
+        if key not in ("model", "belief"):
+            try:
+                float(value)
+            except ValueError:
+                raise SystemExit(f"knob {a!r}: {key} takes a number") from None
         out[key] = value
     return out
 

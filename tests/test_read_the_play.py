@@ -34,6 +34,8 @@ def test_fit_takes_a_bot_name_with_knobs_and_judges_when_asked(capsys):
     assert plain.split("misfits")[1] != soft.split("misfits")[1]
     with pytest.raises(SystemExit, match="unknown knob"):
         rtp.main(["fit", "1", "2024", "expert-v3", "2", "steps=3"])
+    with pytest.raises(SystemExit, match="chains takes a number"):
+        rtp.knobs(["chains=four"])
 
 
 def test_a_belief_trains_loads_and_switches_on(tmp_path, capsys):

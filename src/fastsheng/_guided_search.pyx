@@ -45,6 +45,7 @@ cdef enum:
     SHIFT = 8                # the version rides in bits 8-11 of search_cands (fastsheng._search)
     VERSION = 2
     WORLD_TRIES = 64
+    MAX_CHAINS = 16          # the chains knob's bound (a race's chains live on its stack)
 
 # the race's parameters ride in the candidates word (fastsheng.engine.registry.GUIDED_BITS)
 cdef struct opts_t:
@@ -75,7 +76,7 @@ cdef int STEPS = 20
 cdef int ORACLE = 0
 cdef int BURN = 400
 # screening: independent chains a race's worlds come from in turn (1: the published one chain;
-# a chain's consecutive worlds are 20 steps apart, so the race's first rounds see one region)
+# a chain's consecutive worlds are STEPS swaps apart, so the race's first rounds see one region)
 cdef int NCHAINS = 1
 # the chain's counters (analysis only): chains, their starts' misfits and starts the record
 # contradicts, worlds taken and their misfits, steps and swaps kept
@@ -199,7 +200,7 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
     cdef double var, mean
     # the public state's setup once for all the race's worlds (the same worlds, far cheaper)
     cdef void* maker = worlds_open(g, seat) if MAKER else NULL
-    cdef chain_t* chs[16]
+    cdef chain_t* chs[MAX_CHAINS]
     cdef int c, nch = 0
     if odds > 0:
         for c in range(NCHAINS):
@@ -330,7 +331,7 @@ def _tune(k0=None, z=None, zdrop=None, maker=None, steps=None, burn=None, oracle
     global K0, Z, ZDROP, MAKER, STEPS, BURN, ORACLE, NCHAINS
     was = dict(k0=K0, z=Z, zdrop=ZDROP, maker=MAKER, steps=STEPS, burn=BURN, oracle=ORACLE,
                chains=NCHAINS)
-    if chains is not None: NCHAINS = min(max(int(chains), 1), 16)
+    if chains is not None: NCHAINS = min(max(int(chains), 1), MAX_CHAINS)
     if oracle is not None: ORACLE = oracle
     if k0 is not None: K0 = k0
     if z is not None: Z = z
