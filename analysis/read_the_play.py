@@ -33,7 +33,10 @@ KEY=VALUE after the seeds:
   this measurement only: the worth of knowing the cards to the same search);
 - chains=N: a race's worlds come in turn from N independent chains, each burnt in (the
   published 1: one chain, whose consecutive worlds are `steps` swaps apart); z=Z: the race's
-  gate, its winner's mean gain above Z standard errors (the published 1).
+  gate, its winner's mean gain above Z standard errors (the published 1);
+- cards=MODEL lam=L: the chains also weigh their worlds by the per-card belief of MODEL (a file
+  of analysis/train_card_belief.py: where each hidden card lies given the record), its
+  probabilities to the power L (default 1), on top of the name's own reading.
 
 Run: python analysis/read_the_play.py fit [HANDS] [SEED] [BOT] [WORLDS] [soft=S] [model=NAME]
          (default: 20 2024 search-v3 4, soft=0, model=expert-v3)
@@ -102,7 +105,19 @@ def fit(
     )
 
 
-KNOBS = ("steps", "burn", "soft", "model", "kinds", "oracle", "belief", "chains", "z")
+KNOBS = (
+    "steps",
+    "burn",
+    "soft",
+    "model",
+    "kinds",
+    "oracle",
+    "belief",
+    "chains",
+    "z",
+    "cards",
+    "lam",
+)
 FIT_KNOBS = ("soft", "model")
 
 
@@ -113,7 +128,7 @@ def knobs(args: list[str], allowed: tuple[str, ...] = KNOBS) -> dict:
         key, _, value = a.partition("=")
         if key not in allowed or not value or (key == "model" and value not in BOT_INDEX):
             raise SystemExit(f"unknown knob {a!r}: {', '.join(allowed)}")
-        if key not in ("model", "belief"):
+        if key not in ("model", "belief", "cards"):
             try:
                 float(value)
             except ValueError:
@@ -174,6 +189,10 @@ def main(argv: list[str]) -> None:
         from train_belief import set_belief
 
         set_belief(k["belief"])
+    if "cards" in k:
+        from train_card_belief import set_cards
+
+        set_cards(k["cards"], float(k.get("lam", 1)))
     _guided_search._infer_counts(reset=True)
     t0 = time.perf_counter()
     net, won, _, cpu = paired_seeds(x, y, n, seeds)

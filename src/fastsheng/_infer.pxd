@@ -59,6 +59,8 @@ cdef struct chain_t:
     int loc[4]               # places: seats 0-3, 4 the kitty
     hand_t pinned[5]         # per place: copies that never move (shown and unplayed)
     rng_t fit_rng            # the fixed bot stream of every misfits count
+    float lam                # the per-card belief's weight (0: off; fastsheng._card_belief)
+    float lq[5][54]          # its lam * log P(a free copy of code lies in place)
     long long steps
     long long accepted
 

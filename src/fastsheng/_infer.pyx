@@ -25,7 +25,7 @@ cdef extern from *:
     #endif
     """
 
-from libc.math cimport exp, log1p, pow
+from libc.math cimport exp, log, log1p, pow
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
@@ -34,6 +34,7 @@ from fastsheng._bitboard cimport (
     hand_union, lsb,
 )
 from fastsheng._bots cimport bot_bury, bot_follow, bot_lead, points_of
+from fastsheng._card_belief cimport card_lambda, card_logq
 from fastsheng._core cimport lead_shape
 from fastsheng._features cimport NFEAT, cand_features
 from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t, trick_public
@@ -319,6 +320,11 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
             c.pinned[KITTY] = hand_minus(c.pinned[g.t.burier], c.w.t.hands[g.t.burier])
             c.pinned[g.t.burier] = hand_minus(c.pinned[g.t.burier], c.pinned[KITTY])
     c.m = fit_units(&c.w, seat, c.bot, &c.fit_rng, 1 << 30, c.soft, c.kitty, c.belief)
+    # screening: the per-card belief, read once from the record (it does not depend on the
+    # world), weighs the worlds by the product over their free cards of P(card lies there)
+    c.lam = 0
+    if card_lambda() > 0 and card_logq(g, seat, card_lambda(), c.lq):
+        c.lam = card_lambda()
 
 
 cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
@@ -326,7 +332,9 @@ cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
     cdef hand_t* ha
     cdef hand_t* hb
     cdef hand_t ma, mb, sa, sb
-    cdef double u
+    cdef double u, d, lo = log(c.odds) if c.odds > 0 else 0
+    cdef int pa, pb
+    cdef bint accept
     if c.nloc < 2:
         return
     for step in range(n):
@@ -352,8 +360,16 @@ cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
         m = fit_units(&c.w, c.seat, c.bot, &c.fit_rng, c.m + 4000 if c.m >= 0 else 1 << 30,
                       c.soft, c.kitty, c.belief)
         u = (rng_next(rng) >> 11) * (1.0 / 9007199254740992.0)
-        # from a world the record contradicts, any consistent one is taken (the walk out)
-        if m >= 0 and (c.m < 0 or m <= c.m or u < pow(c.odds, (m - c.m) / 100.0)):
+        if c.lam > 0:
+            # x moves from a to b, y from b to a: four terms of the per-card belief change
+            pa = c.loc[a]
+            pb = c.loc[b]
+            d = c.lq[pb][x] + c.lq[pa][y] - c.lq[pa][x] - c.lq[pb][y]
+            accept = m >= 0 and (c.m < 0 or log(u) < (m - c.m) / 100.0 * lo + d)
+        else:
+            # from a world the record contradicts, any consistent one is taken (the walk out)
+            accept = m >= 0 and (c.m < 0 or m <= c.m or u < pow(c.odds, (m - c.m) / 100.0))
+        if accept:
             c.m = m
             c.accepted += 1
             if c.loc[a] == KITTY or c.loc[b] == KITTY:

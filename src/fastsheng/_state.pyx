@@ -38,6 +38,7 @@ from fastsheng._game cimport (
     bot_decide, game_run, game_t, hand_row_t, match_begin, match_hand_begin, match_hand_end,
     match_row_t, trick_row_t,
 )
+from fastsheng._card_belief cimport NCF, NPLACE, card_features, card_logq
 from fastsheng._infer cimport NB_IN, fit_rows, fit_units, misfits, rows_t
 from fastsheng._rng cimport rng_below, rng_seed, rng_split, rng_t
 from fastsheng._worlds cimport (
@@ -660,6 +661,57 @@ cdef class GameCore:
             return PyBytes_FromStringAndSize(<char*>rows.x, rows.n * NB_IN * sizeof(float))
         finally:
             free(rows.x)
+
+    def card_rows(self, int seat):
+        """Analysis (the per-card belief's training rows, analysis/train_card_belief.py):
+        the features of every (card code, place) pair from `seat`'s side
+        (fastsheng._card_belief.card_features: 54 x NPLACE x NCF float32s), the free copies of
+        each code (54 int32s), the places each may lie in (54 x NPLACE int32s) and where this
+        game's free copies lie (54 x NPLACE int32s: copies in the place minus those pinned
+        there), all as bytes."""
+        cdef float* x = <float*>malloc(54 * NPLACE * NCF * sizeof(float))
+        cdef int fr[54]
+        cdef int ok[54 * NPLACE]
+        cdef int at[54 * NPLACE]
+        cdef int code, p, s, k, i
+        cdef hand_t h, pin, gone
+        if x == NULL:
+            raise MemoryError()
+        try:
+            card_features(&self.g, seat, x, fr, ok)
+            for code in range(54):
+                for p in range(NPLACE):
+                    k = 0
+                    if fr[code]:
+                        if p == 3:
+                            k = 0 if kitty_known(&self.g, seat) else hand_copies(self.g.kitty, code)
+                        else:
+                            s = (seat + 1 + p) & 3
+                            h = self.g.t.hands[s]
+                            # pinned as card_features pins: shown, not played (this trick too)
+                            gone = self.g.t.played_by[s]
+                            if self.g.phase == PH_FOLLOW:
+                                for i in range(self.g.tr.n):
+                                    if ((self.g.tr.leader + i) & 3) == s:
+                                        gone = hand_union(gone, self.g.tr.plays[i])
+                            pin = hand_minus(self.g.shown[s], gone)
+                            k = hand_copies(h, code) - hand_copies(pin, code)
+                    at[code * NPLACE + p] = k if k > 0 else 0
+            return (PyBytes_FromStringAndSize(<char*>x, 54 * NPLACE * NCF * sizeof(float)),
+                    PyBytes_FromStringAndSize(<char*>fr, sizeof(fr)),
+                    PyBytes_FromStringAndSize(<char*>ok, sizeof(ok)),
+                    PyBytes_FromStringAndSize(<char*>at, sizeof(at)))
+        finally:
+            free(x)
+
+    def card_logq(self, int seat):
+        """Analysis: the loaded per-card belief's log P(a free copy of code lies in place)
+        from `seat`'s side, 5 x 54 float32s as bytes (places: seats 0-3, 4 the kitty; 0 where
+        it may not lie); None when no model is loaded."""
+        cdef float lq[5][54]
+        if not card_logq(&self.g, seat, 1.0, lq):
+            return None
+        return PyBytes_FromStringAndSize(<char*>lq, sizeof(lq))
 
     def hand_size(self, int seat):
         return hand_count(self.g.t.hands[seat])

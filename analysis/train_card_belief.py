@@ -1,0 +1,229 @@
+"""Train the per-card belief: where each card a seat has not seen lies, given the public record.
+
+Question: search-v3's inference chain weighs a world by how many past decisions its model bot
+explains with the world's cards (a count per decision). Can a model that reads the record card by
+card (fastsheng._card_belief: a seat that let an opponent's card take the trick as last to play,
+a seat that led below a card, a seat that keeps ruffing...) say where the hidden cards lie better
+than uniform worlds do, and does a chain that weighs its worlds by it play better?
+
+Method:
+1. `rows`: BOT plays every seat of HANDS hands (`standard`, random levels, the step API); at one
+   decision in EVERY (drawn from the batch's own stream) the seat to act takes the features of
+   every (free card code, place) pair (GameCore.card_rows) and where the real deal's free copies
+   lie. One .npz per batch of 50 hands in OUT, each batch seeded from
+   SeedSequence(seed, spawn_key=(batch,)), so reruns add files and `--workers` share them.
+2. `fit`: a one-hidden-layer ReLU MLP scoring each (code, place) pair, a softmax over the places
+   a copy may lie in, the log loss of where the free copies lie; batches split 1 in 5 held out.
+   Held out: the log loss per free copy against that of uniform worlds (each place in proportion
+   to its cards), in bits. Writes MODEL (.npz: mu, sd, w1, b1, w2) and its SHA-256.
+3. Play: `python analysis/read_the_play.py strength X Y N SEEDS cards=MODEL lam=L` weighs the
+   chains' worlds by the model's probabilities to the power L.
+
+Run:
+    python analysis/train_card_belief.py rows OUT [--hands 2000] [--bot search:k=32]
+                                                  [--every 8] [--seed 2190] [--workers 2]
+    python analysis/train_card_belief.py fit OUT MODEL [--hidden 32] [--epochs 6] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import hashlib
+import io
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+BATCH = 50
+
+
+def _rows_one(args):
+    out, seed, batch, bot, every = args
+    from fastsheng._card_belief import NCF_, NPLACE_
+
+    from fastsheng.engine.game import Game
+
+    path = os.path.join(out, f"cards-s{seed}-b{batch:05d}.npz")
+    if os.path.exists(path):
+        return path, 0.0
+    t0 = time.process_time()
+    pick = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(batch,)))
+    xs, oks, ats, snaps = [], [], [], []
+    snap = 0
+    for hand_id in range(batch * BATCH, (batch + 1) * BATCH):
+        g = Game("standard", seed=seed, hand_id=hand_id, level="random")
+        while g.phase != "done":
+            if g.phase == "play" and pick.random() < 1.0 / every:
+                xb, fb, okb, atb = g._core.card_rows(g.to_act)
+                free = np.frombuffer(fb, np.int32)
+                keep = free > 0
+                at = np.frombuffer(atb, np.int32).reshape(54, NPLACE_)[keep]
+                assert (at.sum(1) == free[keep]).all(), "the free copies lie somewhere"
+                xs.append(np.frombuffer(xb, np.float32).reshape(54, NPLACE_, NCF_)[keep])
+                oks.append(np.frombuffer(okb, np.int32).reshape(54, NPLACE_)[keep].astype(np.int8))
+                ats.append(at.astype(np.int8))
+                snaps.append(np.full(int(keep.sum()), snap, np.int32))
+                snap += 1
+            g.apply(g.bot_action(bot))
+    np.savez(
+        path + ".tmp.npz",
+        x=np.concatenate(xs),
+        ok=np.concatenate(oks),
+        at=np.concatenate(ats),
+        snap=np.concatenate(snaps),
+    )
+    os.replace(path + ".tmp.npz", path)
+    return path, time.process_time() - t0
+
+
+def rows(out: str, hands: int, bot: str, every: int, seed: int, workers: int) -> None:
+    os.makedirs(out, exist_ok=True)
+    jobs = [(out, seed, b, bot, every) for b in range(-(-hands // BATCH))]
+    with ProcessPoolExecutor(workers) as ex:
+        for path, cpu in ex.map(_rows_one, jobs):
+            print(f"{path}: {cpu:.0f} s of CPU", flush=True)
+
+
+def load(out: str) -> dict:
+    files = sorted(glob.glob(os.path.join(out, "cards-*.npz")))
+    if not files:
+        sys.exit(f"error: no rows in {out}")
+    parts: dict[str, list] = {"x": [], "ok": [], "at": [], "batch": []}
+    for i, f in enumerate(files):
+        with np.load(f) as z:
+            for k in ("x", "ok", "at"):
+                parts[k].append(z[k])
+            parts["batch"].append(np.full(len(z["ok"]), i, np.int32))
+    return {k: np.concatenate(v) for k, v in parts.items()}
+
+
+def scores(p: dict, xs: np.ndarray):
+    """The MLP's score of each (row, place) pair and its hidden layer."""
+    h = np.maximum(xs @ p["w1"].T + p["b1"], 0)
+    return h @ p["w2"], h
+
+
+def log_softmax(s: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    s = np.where(ok, s, -1e9)
+    s = s - s.max(1, keepdims=True)
+    return s - np.log(np.exp(s).sum(1, keepdims=True))
+
+
+def loss_bits(p: dict, xs, ok, at) -> float:
+    lp = log_softmax(scores(p, xs)[0], ok)
+    return float(-(at * np.where(ok, lp, 0)).sum() / at.sum() / np.log(2))
+
+
+def uniform_bits(d: dict, mask: np.ndarray) -> float:
+    """The same loss for uniform worlds: each place a copy may lie in in proportion to its cards
+    (the size feature, slot 14)."""
+    size = d["x"][mask][:, :, 14] * d["ok"][mask]
+    lp = np.log(np.where(size > 0, size, 1) / size.sum(1, keepdims=True))
+    at = d["at"][mask]
+    return float(-(at * lp).sum() / at.sum() / np.log(2))
+
+
+def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) -> dict:
+    d = load(out)
+    held = d["batch"] % 5 == 4
+    tr = ~held
+    x = d["x"]
+    mu = x[tr].reshape(-1, x.shape[2]).mean(0)
+    sd = x[tr].reshape(-1, x.shape[2]).std(0)
+    sd[sd == 0] = 1
+    mu[0], sd[0] = 0, 1  # the bias slot stays 1
+    xs = ((x - mu) / sd).astype(np.float32)
+    ok = d["ok"].astype(bool)
+    at = d["at"].astype(np.float32)
+    rng = np.random.default_rng(seed)
+    nf = x.shape[2]
+    p = {
+        "w1": (rng.standard_normal((hidden, nf)) / np.sqrt(nf)).astype(np.float32),
+        "b1": np.zeros(hidden, np.float32),
+        "w2": (rng.standard_normal(hidden) / np.sqrt(hidden)).astype(np.float32),
+    }
+    m = {k: np.zeros_like(v) for k, v in p.items()}
+    v = {k: np.zeros_like(v) for k, v in p.items()}
+    idx = np.flatnonzero(tr)
+    t = 0
+    uniform = uniform_bits(d, held)
+    print(
+        f"{len(idx):,} training rows, {int(held.sum()):,} held out; held-out bits per free copy: "
+        f"uniform worlds {uniform:.4f}",
+        flush=True,
+    )
+    for ep in range(epochs):
+        rng.shuffle(idx)
+        for i in range(0, len(idx), 2048):
+            b = idx[i : i + 2048]
+            xb, okb, atb = xs[b], ok[b], at[b]
+            s, h = scores(p, xb)
+            lp = log_softmax(s, okb)
+            # d loss / d score: softmax * (copies) - copies, per row (places it may lie in)
+            n = atb.sum(1, keepdims=True)
+            g = (np.exp(lp) * n - atb) * okb / atb.sum()
+            gw2 = (h * g[:, :, None]).sum((0, 1))
+            gh = g[:, :, None] * p["w2"] * (h > 0)
+            gw1 = np.einsum("rph,rpf->hf", gh, xb)
+            gb1 = gh.sum((0, 1))
+            t += 1
+            for k, gk in (("w1", gw1), ("b1", gb1), ("w2", gw2)):
+                m[k] = 0.9 * m[k] + 0.1 * gk
+                v[k] = 0.999 * v[k] + 0.001 * gk * gk
+                p[k] -= lr * (m[k] / (1 - 0.9**t)) / (np.sqrt(v[k] / (1 - 0.999**t)) + 1e-8)
+        bits = loss_bits(p, xs[held], ok[held], at[held])
+        print(f"epoch {ep + 1}: held-out bits per free copy {bits:.4f}", flush=True)
+    buf = io.BytesIO()
+    np.savez(buf, mu=mu.astype(np.float32), sd=sd.astype(np.float32), **p)
+    with open(model, "wb") as f:
+        f.write(buf.getvalue())
+    digest = hashlib.sha256(buf.getvalue()).hexdigest()
+    print(f"wrote {model}: sha256 {digest}")
+    return dict(uniform=uniform, model=bits, sha256=digest)
+
+
+def set_cards(model: str, lam: float) -> None:
+    """Set MODEL's weights into fastsheng._card_belief with weight `lam` in the chains."""
+    from fastsheng import _card_belief
+
+    with np.load(model) as z:
+        _card_belief._set(
+            z["mu"].tolist(),
+            z["sd"].tolist(),
+            z["w1"].tolist(),
+            z["b1"].tolist(),
+            z["w2"].tolist(),
+        )
+    _card_belief._tune(lam=lam)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="what", required=True)
+    r = sub.add_parser("rows")
+    r.add_argument("out")
+    r.add_argument("--hands", type=int, default=2000)
+    r.add_argument("--bot", default="search:k=32")
+    r.add_argument("--every", type=int, default=8)
+    r.add_argument("--seed", type=int, default=2190)
+    r.add_argument("--workers", type=int, default=2)
+    f = sub.add_parser("fit")
+    f.add_argument("out")
+    f.add_argument("model")
+    f.add_argument("--hidden", type=int, default=32)
+    f.add_argument("--epochs", type=int, default=6)
+    f.add_argument("--seed", type=int, default=1)
+    f.add_argument("--lr", type=float, default=3e-3)
+    a = ap.parse_args(argv)
+    if a.what == "rows":
+        rows(a.out, a.hands, a.bot, a.every, a.seed, a.workers)
+    else:
+        fit(a.out, a.model, a.hidden, a.epochs, a.seed, a.lr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+# Where each hidden card lies, given the public record (fastsheng._card_belief): a learned model
+# of the probability that a copy of each card code the seat has not seen lies in each other
+# place (the other seats' hands, the kitty the seat has not seen), read from the record alone.
+# search-v3's inference chain (fastsheng._infer) can weigh its worlds by it (screening).
+
+from fastsheng._game cimport game_t
+
+cdef enum:
+    NCF = 30                 # features of one (card code, place) pair
+    NPLACE = 4               # places a hidden card may lie in, from the seat's side: the seat
+                             # to its left, its partner, to its right, the kitty
+
+# The features of every (code, place) pair from `seat`'s side, x[code][place][NCF] (place 0..3
+# as NPLACE says); free[code]: the copies of it that the seat has not seen and that are not
+# known to lie where they are (shown and unplayed), 0..2; ok[code][place]: may a free copy lie
+# there (the kitty only when the seat has not seen it, no seat shown void in its suit).
+# Reads only what `seat` may know: its own hand, the record, the public bookkeeping.
+cdef void card_features(const game_t* g, int seat, float* x, int* free, int* ok) noexcept nogil
+
+# lq[place][code] (place: seats 0-3, 4 the kitty): `lam` times the log of the loaded model's
+# probability that a free copy of code lies there, for the places it may; 0 elsewhere.
+# Returns 0 when no model is loaded (lq untouched), else 1.
+cdef int card_logq(const game_t* g, int seat, float lam, float lq[5][54]) noexcept nogil
+
+# The screening weight of the model in the chains (0: off), set by _tune.
+cdef float card_lambda() noexcept nogil

@@ -1,0 +1,129 @@
+"""The per-card belief (fastsheng._card_belief): its features read only what the seat may know,
+its rows say where the free copies lie, its probabilities are a distribution over the places a
+copy may lie in, a fit reads the record better than uniform worlds, and the chain's knob
+changes the play only while it is set (docs/bots.md, "search-v3: reading the play")."""
+
+from __future__ import annotations
+
+import importlib
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fastsheng import _card_belief, _guided_search
+from fastsheng.engine.game import Game
+from fastsheng.engine.hands import simulate_hands
+
+ANALYSIS = Path(__file__).resolve().parents[1] / "analysis"
+NP, NF = _card_belief.NPLACE_, _card_belief.NCF_
+
+
+def script(name: str):
+    if str(ANALYSIS) not in sys.path:
+        sys.path.insert(0, str(ANALYSIS))
+    return importlib.import_module(name)
+
+
+def rows_of(g: Game, seat: int):
+    x, fr, ok, at = g._core.card_rows(seat)
+    return (
+        np.frombuffer(x, np.float32).reshape(54, NP, NF),
+        np.frombuffer(fr, np.int32),
+        np.frombuffer(ok, np.int32).reshape(54, NP),
+        np.frombuffer(at, np.int32).reshape(54, NP),
+    )
+
+
+def positions(preset: str, seed: int, hands: int, every: int = 7):
+    """Games stopped at some leads and follows of expert-v3 play."""
+    for hand_id in range(hands):
+        g = Game(preset, seed=seed, hand_id=hand_id, level="random")
+        n = 0
+        while g.phase != "done":
+            if g.phase == "play":
+                n += 1
+                if n % every == 0:
+                    yield g
+            g.apply(g.bot_action("expert-v3"))
+
+
+@pytest.mark.parametrize("preset", ["standard", "super"])
+def test_the_features_read_only_what_the_seat_may_know(preset):
+    # a world of the seat has the same record and the seat's own cards, other hidden cards:
+    # every feature, free count and allowed place must be the same there
+    rng = random.Random(5)
+    seen = 0
+    for g in positions(preset, 31, 3):
+        seat = g.to_act
+        x, fr, ok, _ = rows_of(g, seat)
+        w = g.sample_world(seat, rng)
+        wx, wfr, wok, _ = rows_of(w, seat)
+        assert np.array_equal(fr, wfr) and np.array_equal(ok, wok)
+        assert np.array_equal(x, wx)
+        seen += 1
+    assert seen > 10
+
+
+def test_the_rows_say_where_the_free_copies_lie():
+    tricks_read = False
+    for g in positions("standard", 32, 3):
+        seat = g.to_act
+        x, fr, ok, at = rows_of(g, seat)
+        assert (at.sum(1) == fr).all()  # every free copy lies somewhere
+        assert not (at * (1 - ok)).any()  # and only where it may
+        assert ((fr > 0) == (x[:, :, 0] == 1).all(1)).all()  # rows for the free codes only
+        # the place one-hots, and the kitty a place only while the seat has not seen it
+        assert (x[fr > 0][:, :, 8:12] == np.eye(4)).all()
+        tricks_read |= bool(x[:, :, 20:22].any())
+    assert tricks_read  # some seat let an opponent keep a trick a free card would have taken
+
+
+def test_the_probabilities_are_a_distribution_over_the_places(tmp_path):
+    rng = np.random.default_rng(3)
+    h = 5
+    w1 = rng.standard_normal((h, NF)).tolist()
+    _card_belief._set([0.0] * NF, [1.0] * NF, w1, [0.1] * h, rng.standard_normal(h).tolist())
+    try:
+        for g in positions("standard", 33, 2, every=11):
+            seat = g.to_act
+            _, fr, ok, _ = rows_of(g, seat)
+            lq = np.frombuffer(g._core.card_logq(seat), np.float32).reshape(5, 54)
+            for code in np.flatnonzero(fr):
+                places = [4 if p == 3 else (seat + 1 + p) % 4 for p in range(NP) if ok[code, p]]
+                assert np.exp(lq[places, code]).sum() == pytest.approx(1, abs=1e-4)
+                assert not lq[[p for p in range(5) if p not in places], code].any()
+    finally:
+        _card_belief._set(None, None, None, None, None)
+    assert Game("standard", seed=1, hand_id=0)._core.card_logq(0) is None
+
+
+def test_a_fit_reads_the_record_better_than_uniform_worlds(tmp_path):
+    tc = script("train_card_belief")
+    rows = tmp_path / "rows"
+    tc.main(
+        ["rows", str(rows), "--hands", "250", "--bot", "expert-v3", "--every", "4"]
+        + ["--workers", "1"]
+    )
+    f = tc.fit(str(rows), str(tmp_path / "cards.npz"), 8, 2, 1, 3e-3)
+    # expert-v3's play says where its cards lie: fewer bits per free copy than uniform worlds
+    assert f["model"] < f["uniform"] - 0.05
+    was = _card_belief._tune()
+    try:
+        tc.set_cards(str(tmp_path / "cards.npz"), 0.5)
+        assert _card_belief._tune()["lam"] == 0.5
+        # the chain weighs its worlds by it: the play changes while it is set, and only then
+        bots = ("search-v3:k=16,cands=4,infer=46", "expert") * 2
+        _card_belief._tune(lam=0)
+        plain = simulate_hands("standard", bots, 17, 3, level="random").to_pandas()
+        _card_belief._tune(lam=0.5)
+        _guided_search._infer_counts(reset=True)
+        read = simulate_hands("standard", bots, 17, 3, level="random").to_pandas()
+        assert _guided_search._infer_counts()["chains"] > 0
+        assert not read.equals(plain)
+    finally:
+        _card_belief._set(None, None, None, None, None)
+        _card_belief._tune(**was)
+    assert simulate_hands("standard", bots, 17, 3, level="random").to_pandas().equals(plain)
