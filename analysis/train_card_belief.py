@@ -201,6 +201,85 @@ def set_cards(model: str, lam: float) -> None:
     _card_belief._tune(lam=lam)
 
 
+def sharp(
+    model: str | None, hands: int, bot: str, every: int, seed: int, worlds: int, lams: list[float]
+) -> dict:
+    """How sharp each reading of the record is: held-out bits per free copy of the real deal
+    (lower is sharper) under uniform consistent worlds (the chain at odds 1), the chain search-v3
+    runs for target (c) (infer=10, kitty=5, belief=1), the same weighing its worlds by the
+    per-card belief of MODEL to the power lam, and that belief alone; at one decision in EVERY
+    of BOT's play, from the seat to act, WORLDS worlds of each chain (20 swaps apart after 400)."""
+    from fastsheng._card_belief import NCF_, NPLACE_
+    from fastsheng.engine.game import Game
+    from fastsheng.engine.registry import _load_belief
+
+    _load_belief(1)
+    if model:
+        set_cards(model, 0)
+    from fastsheng import _card_belief
+
+    from fastsheng import _infer
+
+    # (name, infer, kitty, belief, lam, kinds: the past decisions read)
+    settings = [("uniform worlds", 0, 0, 0, 0.0, 3), ("the chain of (c)", 10, 5, 1, 0.0, 3)]
+    if model:
+        settings += [
+            (f"the chain of (c) with the cards, lam={lam:g}", 10, 5, 1, lam, 3) for lam in lams
+        ]
+        settings += [
+            (f"a chain of the cards alone, lam={lam:g}", 10, 0, 0, lam, 0) for lam in lams
+        ]
+    bits = {name: [0.0, 0] for name, *_ in settings}
+    kinds_was = _infer._tune()["kinds"]
+    if model:
+        bits["the per-card belief alone"] = [0.0, 0]
+    pick = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
+    point = 0
+    for hand_id in range(hands):
+        g = Game("standard", seed=seed, hand_id=hand_id, level="random")
+        while g.phase != "done":
+            if g.phase == "play" and pick.random() < 1.0 / every:
+                seat = g.to_act
+                _, fb, okb, atb = g._core.card_rows(seat)
+                free = np.frombuffer(fb, np.int32)
+                ok = np.frombuffer(okb, np.int32).reshape(54, NPLACE_).astype(bool)
+                at = np.frombuffer(atb, np.int32).reshape(54, NPLACE_).astype(float)
+                place = [4 if p == 3 else (seat + 1 + p) % 4 for p in range(NPLACE_)]
+                keep = free > 0
+                for name, infer, kitty, belief, lam, kinds in settings:
+                    _card_belief._tune(lam=lam)
+                    _infer._tune(kinds=kinds)
+                    odds_infer = infer if infer else 0
+                    cnt = g._core.chain_marginals(
+                        seat, odds_infer, kitty, belief, worlds, 20, 400, [seed, point]
+                    )
+                    if cnt is None:
+                        continue
+                    c = np.frombuffer(cnt, np.int32).reshape(5, 54)[place].T.astype(float)
+                    q = np.where(ok, c + 0.5, 0)
+                    q = q / q.sum(1, keepdims=True).clip(1e-12)
+                    lp = np.log2(np.where(ok, q, 1))
+                    bits[name][0] -= float((at * lp)[keep].sum())
+                    bits[name][1] += int(at[keep].sum())
+                if model:
+                    lq = np.frombuffer(g._core.card_logq(seat), np.float32).reshape(5, 54)
+                    lp = lq[place].T / np.log(2)
+                    bits["the per-card belief alone"][0] -= float((at * lp)[keep].sum())
+                    bits["the per-card belief alone"][1] += int(at[keep].sum())
+                point += 1
+            g.apply(g.bot_action(bot))
+    _card_belief._tune(lam=0)
+    _infer._tune(kinds=kinds_was)
+    out = {name: b / max(1, n) for name, (b, n) in bits.items()}
+    print(
+        f"{bot} at every seat, {hands} hands (seed {seed}), {point} decisions, {worlds} worlds "
+        "each: bits per free copy of the real deal (lower: sharper)"
+    )
+    for name, b in out.items():
+        print(f"  {name}: {b:.4f}")
+    return out
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="what", required=True)
@@ -218,8 +297,18 @@ def main(argv=None) -> None:
     f.add_argument("--epochs", type=int, default=6)
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--lr", type=float, default=3e-3)
+    h = sub.add_parser("sharp")
+    h.add_argument("model", nargs="?")
+    h.add_argument("--hands", type=int, default=20)
+    h.add_argument("--bot", default="search:k=32")
+    h.add_argument("--every", type=int, default=8)
+    h.add_argument("--seed", type=int, default=2195)
+    h.add_argument("--worlds", type=int, default=100)
+    h.add_argument("--lam", type=float, nargs="*", default=[0.5, 1.0])
     a = ap.parse_args(argv)
-    if a.what == "rows":
+    if a.what == "sharp":
+        sharp(a.model, a.hands, a.bot, a.every, a.seed, a.worlds, a.lam)
+    elif a.what == "rows":
         rows(a.out, a.hands, a.bot, a.every, a.seed, a.workers)
     else:
         fit(a.out, a.model, a.hidden, a.epochs, a.seed, a.lr)

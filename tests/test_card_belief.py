@@ -127,3 +127,14 @@ def test_a_fit_reads_the_record_better_than_uniform_worlds(tmp_path):
         _card_belief._set(None, None, None, None, None)
         _card_belief._tune(**was)
     assert simulate_hands("standard", bots, 17, 3, level="random").to_pandas().equals(plain)
+
+
+def test_the_chain_s_worlds_hold_every_free_copy_once():
+    # analysis/train_card_belief.py `sharp` reads the chain's worlds through chain_marginals
+    for g in positions("standard", 34, 2, every=13):
+        seat = g.to_act
+        _, fr, ok, _ = rows_of(g, seat)
+        cnt = np.frombuffer(g._core.chain_marginals(seat, 10, 0, 0, 7, 5, 20, 1), np.int32)
+        cnt = cnt.reshape(5, 54)[[4 if p == 3 else (seat + 1 + p) % 4 for p in range(NP)]].T
+        assert (cnt.sum(1) == 7 * fr).all()
+        assert not (cnt * (1 - ok)).any()

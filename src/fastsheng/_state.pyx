@@ -17,6 +17,7 @@ cdef extern from *:
     """
 
 from cpython.object cimport Py_TYPE
+from libc.math cimport exp
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
@@ -39,10 +40,11 @@ from fastsheng._game cimport (
     match_row_t, trick_row_t,
 )
 from fastsheng._card_belief cimport NCF, NPLACE, card_features, card_logq
+from fastsheng._infer cimport chain_run, chain_start, chain_t
 from fastsheng._infer cimport NB_IN, fit_rows, fit_units, misfits, rows_t
 from fastsheng._rng cimport rng_below, rng_seed, rng_split, rng_t
 from fastsheng._worlds cimport (
-    hist_parse, hist_t, kitty_known, match_slots, public_scrub, shuffle_cards, slots_allowed,
+    hist_parse, hist_t, kitty_known, match_slots, world_from_game, public_scrub, shuffle_cards, slots_allowed,
     world_deal, world_history,
 )
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
@@ -712,6 +714,50 @@ cdef class GameCore:
         if not card_logq(&self.g, seat, 1.0, lq):
             return None
         return PyBytes_FromStringAndSize(<char*>lq, sizeof(lq))
+
+    def chain_marginals(self, int seat, int infer, int kitty, int belief, int n, int steps,
+                        int burn, seed):
+        """Analysis (how sharp the inference chain's beliefs are, analysis/train_card_belief.py
+        `sharp`): where the free copies lie in `n` worlds of the chain search-v3 would run from
+        `seat`'s side (odds exp(-infer/10) per misfit, kitty, belief as its name's; `steps`
+        swaps apart after `burn`), summed: 5 x 54 int32s as bytes (places: seats 0-3, 4 the
+        kitty), the copies of each code in each place but those pinned there. None when no
+        world could be dealt."""
+        cdef chain_t* ch = <chain_t*>malloc(sizeof(chain_t))
+        cdef game_t* first = <game_t*>malloc(sizeof(game_t))
+        cdef rng_t r
+        cdef int cnt[5][54]
+        cdef int i, p, code, k, tries
+        cdef hand_t h
+        if ch == NULL or first == NULL:
+            free(ch)
+            free(first)
+            raise MemoryError()
+        import numpy as np
+        try:
+            a, b = np.random.SeedSequence(seed).generate_state(2, np.uint64)
+            rng_seed(&r, int(a), int(b), 1, 2)
+            memset(cnt, 0, sizeof(cnt))
+            for tries in range(16):
+                if world_from_game(&self.g, first, seat, &r, 64) < 0:
+                    return None
+                chain_start(ch, &self.g, first, seat, exp(-infer / 10.0), kitty, belief, &r)
+                if ch.m >= 0:
+                    break
+            chain_run(ch, burn, &r)
+            for i in range(n):
+                chain_run(ch, steps, &r)
+                for p in range(5):
+                    if p == seat:
+                        continue
+                    h = ch.w.kitty if p == 4 else ch.w.t.hands[p]
+                    for code in range(54):
+                        k = hand_copies(h, code) - hand_copies(ch.pinned[p], code)
+                        cnt[p][code] += k if k > 0 else 0
+            return PyBytes_FromStringAndSize(<char*>cnt, sizeof(cnt))
+        finally:
+            free(ch)
+            free(first)
 
     def hand_size(self, int seat):
         return hand_count(self.g.t.hands[seat])
