@@ -209,16 +209,15 @@ def sharp(
     runs for target (c) (infer=10, kitty=5, belief=1), the same weighing its worlds by the
     per-card belief of MODEL to the power lam, and that belief alone; at one decision in EVERY
     of BOT's play, from the seat to act, WORLDS worlds of each chain (20 swaps apart after 400)."""
-    from fastsheng._card_belief import NCF_, NPLACE_
+    from fastsheng._card_belief import NPLACE_
+
     from fastsheng.engine.game import Game
     from fastsheng.engine.registry import _load_belief
 
     _load_belief(1)
     if model:
         set_cards(model, 0)
-    from fastsheng import _card_belief
-
-    from fastsheng import _infer
+    from fastsheng import _card_belief, _infer
 
     # (name, infer, kitty, belief, lam, kinds: the past decisions read)
     settings = [("uniform worlds", 0, 0, 0, 0.0, 3), ("the chain of (c)", 10, 5, 1, 0.0, 3)]
@@ -226,9 +225,7 @@ def sharp(
         settings += [
             (f"the chain of (c) with the cards, lam={lam:g}", 10, 5, 1, lam, 3) for lam in lams
         ]
-        settings += [
-            (f"a chain of the cards alone, lam={lam:g}", 10, 0, 0, lam, 0) for lam in lams
-        ]
+        settings += [(f"a chain of the cards alone, lam={lam:g}", 10, 0, 0, lam, 0) for lam in lams]
     bits = {name: [0.0, 0] for name, *_ in settings}
     kinds_was = _infer._tune()["kinds"]
     if model:

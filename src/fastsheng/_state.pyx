@@ -748,8 +748,8 @@ cdef class GameCore:
             for i in range(n):
                 chain_run(ch, steps, &r)
                 for p in range(5):
-                    if p == seat:
-                        continue
+                    if p == seat or (p == 4 and ch.loc[ch.nloc - 1] != 4):
+                        continue      # the seat itself, the kitty it knows
                     h = ch.w.kitty if p == 4 else ch.w.t.hands[p]
                     for code in range(54):
                         k = hand_copies(h, code) - hand_copies(ch.pinned[p], code)
