@@ -250,8 +250,6 @@ def sharp(
                     cnt = g._core.chain_marginals(
                         seat, odds_infer, kitty, belief, worlds, 20, 400, [seed, point]
                     )
-                    if cnt is None:
-                        continue
                     c = np.frombuffer(cnt, np.int32).reshape(5, 54)[place].T.astype(float)
                     q = np.where(ok, c + 0.5, 0)
                     q = q / q.sum(1, keepdims=True).clip(1e-12)

@@ -3,12 +3,25 @@
 # place (the other seats' hands, the kitty the seat has not seen), read from the record alone.
 # search-v3's inference chain (fastsheng._infer) can weigh its worlds by it (screening).
 
-from fastsheng._game cimport game_t
+from fastsheng._bitboard cimport hand_minus, hand_t, hand_union
+from fastsheng._game cimport PH_FOLLOW, game_t
 
 cdef enum:
     NCF = 30                 # features of one (card code, place) pair
     NPLACE = 4               # places a hidden card may lie in, from the seat's side: the seat
                              # to its left, its partner, to its right, the kitty
+
+# The cards seat `s` showed in calls and has not played (the trick in progress included): known
+# to lie with it (hand_minus saturates: copies shown minus copies played, at least 0).
+cdef inline hand_t shown_unplayed(const game_t* g, int s) noexcept nogil:
+    cdef hand_t gone = g.t.played_by[s]
+    cdef int i
+    if g.phase == PH_FOLLOW:
+        for i in range(g.tr.n):
+            if ((g.tr.leader + i) & 3) == s:
+                gone = hand_union(gone, g.tr.plays[i])
+    return hand_minus(g.shown[s], gone)
+
 
 # The features of every (code, place) pair from `seat`'s side, x[code][place][NCF] (place 0..3
 # as NPLACE says); free[code]: the copies of it that the seat has not seen and that are not

@@ -24,7 +24,7 @@ cdef extern from *:
     """
 
 from libc.math cimport exp, log
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 from fastsheng._bitboard cimport (
     hand_add_card, hand_copies, hand_count, hand_empty, hand_minus, hand_t, hand_union, lsb,
@@ -63,7 +63,7 @@ cdef void card_features(const game_t* g, int seat, float* x, int* free, int* ok)
     cdef const ctx_t* c = &g.t.ctx
     cdef trick_t tr
     cdef const hand_t* plays
-    cdef hand_t unseen, pinned[3], gone, one, two, play
+    cdef hand_t unseen, pinned[3], one, two, play
     cdef int ntricks, j, i, n, leader, s, p, e, le, code, k, w, wseat, pts, won, lastseat
     cdef bint kitty_open, followed
     cdef u64 bits, wbits, pbits
@@ -112,13 +112,12 @@ cdef void card_features(const game_t* g, int seat, float* x, int* free, int* ok)
     # shown and unplayed cards are known to lie where they are: not free
     for p in range(3):
         s = (seat + 1 + p) & 3
-        gone = g.t.played_by[s]
+        played_s[p] = g.t.played_by[s]
         if g.phase == PH_FOLLOW:
             for i in range(g.tr.n):
                 if ((g.tr.leader + i) & 3) == s:
-                    gone = hand_union(gone, g.tr.plays[i])
-        played_s[p] = gone
-        pinned[p] = hand_minus(g.shown[s], gone)
+                    played_s[p] = hand_union(played_s[p], g.tr.plays[i])
+        pinned[p] = shown_unplayed(g, s)
         size[p] = hand_count(g.t.hands[s])
         bits = pinned[p].one
         while bits:
@@ -235,25 +234,28 @@ cdef void card_features(const game_t* g, int seat, float* x, int* free, int* ok)
             ok[code * NPLACE + p] = 0
         if free[code] == 0:
             continue
+        # the card (the same for every place: written once, copied)
+        o = x + code * NPLACE * NCF
+        o[0] = 1.0
+        o[1] = e == TRUMP
+        o[2] = <float>c.key[code] / c.nkeys[e]
+        o[3] = points_of(hand_add_card(hand_empty(), code)) / 10.0
+        k = 0
+        bits = unseen.one & c.suit_bb[e]
+        while bits:
+            i = lsb(bits)
+            bits &= bits - 1
+            if c.key[i] > c.key[code]:
+                k += hand_copies(unseen, i)
+        o[4] = k / 10.0
+        o[5] = free[code] == 2
+        o[6] = (popcount(unseen.one & c.suit_bb[e]) + popcount(unseen.two & c.suit_bb[e])) / 25.0
+        o[7] = g.t.tricks_done / 25.0
         for p in range(NPLACE):
             o = x + (code * NPLACE + p) * NCF
-            # the card
-            o[0] = 1.0
-            o[1] = e == TRUMP
-            o[2] = <float>c.key[code] / c.nkeys[e]
-            o[3] = points_of(hand_add_card(hand_empty(), code)) / 10.0
-            k = 0
-            bits = unseen.one & c.suit_bb[e]
-            while bits:
-                i = lsb(bits)
-                bits &= bits - 1
-                if c.key[i] > c.key[code]:
-                    k += hand_copies(unseen, i)
-            o[4] = k / 10.0
-            o[5] = free[code] == 2
-            o[6] = (popcount(unseen.one & c.suit_bb[e]) + popcount(unseen.two & c.suit_bb[e])) \
-                / 25.0
-            o[7] = g.t.tricks_done / 25.0
+            if p:
+                memcpy(o, x + code * NPLACE * NCF, 8 * sizeof(float))
+            # the place
             o[8 + p] = 1.0
             if p == 3:
                 o[14] = hand_count(g.kitty) / 25.0
@@ -261,7 +263,6 @@ cdef void card_features(const game_t* g, int seat, float* x, int* free, int* ok)
                 continue
             s = (seat + 1 + p) & 3
             ok[code * NPLACE + p] = size[p] > 0 and not ((g.t.void_mask[s] >> e) & 1)
-            # the place
             o[12] = (s & 1) == (g.t.dealer & 1)
             o[13] = s == g.t.burier
             o[14] = size[p] / 25.0

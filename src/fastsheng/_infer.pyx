@@ -34,7 +34,7 @@ from fastsheng._bitboard cimport (
     hand_union, lsb,
 )
 from fastsheng._bots cimport bot_bury, bot_follow, bot_lead, points_of
-from fastsheng._card_belief cimport card_lambda, card_logq
+from fastsheng._card_belief cimport card_lambda, card_logq, shown_unplayed
 from fastsheng._core cimport lead_shape
 from fastsheng._features cimport NFEAT, cand_features
 from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t, trick_public
@@ -263,8 +263,8 @@ cdef int pick_copy(hand_t h, rng_t* rng) noexcept nogil:
 
 cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat, double odds,
                       int kitty, int belief, rng_t* rng) noexcept nogil:
-    cdef int s, i, b
-    cdef hand_t gone, now, kb
+    cdef int s, b
+    cdef hand_t now, kb
     cdef game_t* w2
     memcpy(&c.w, first, sizeof(game_t))
     c.seat = seat
@@ -303,14 +303,8 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
             continue
         c.loc[c.nloc] = s
         c.nloc += 1
-        # a card it showed and has not played is known to be with it (hand_minus saturates:
-        # copies shown minus copies played, at least 0)
-        gone = g.t.played_by[s]
-        if g.phase == PH_FOLLOW:
-            for i in range(g.tr.n):
-                if ((g.tr.leader + i) & 3) == s:
-                    gone = hand_union(gone, g.tr.plays[i])
-        c.pinned[s] = hand_minus(g.shown[s], gone)
+        # a card it showed and has not played is known to be with it
+        c.pinned[s] = shown_unplayed(g, s)
     c.pinned[KITTY] = hand_empty()
     if not kitty_known(g, seat) and hand_count(g.kitty) and c.nloc < 4:
         c.loc[c.nloc] = KITTY

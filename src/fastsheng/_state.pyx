@@ -39,7 +39,7 @@ from fastsheng._game cimport (
     bot_decide, game_run, game_t, hand_row_t, match_begin, match_hand_begin, match_hand_end,
     match_row_t, trick_row_t,
 )
-from fastsheng._card_belief cimport NCF, NPLACE, card_features, card_logq
+from fastsheng._card_belief cimport NCF, NPLACE, card_features, card_logq, shown_unplayed
 from fastsheng._infer cimport chain_run, chain_start, chain_t
 from fastsheng._infer cimport NB_IN, fit_rows, fit_units, misfits, rows_t
 from fastsheng._rng cimport rng_below, rng_seed, rng_split, rng_t
@@ -675,8 +675,8 @@ cdef class GameCore:
         cdef int fr[54]
         cdef int ok[54 * NPLACE]
         cdef int at[54 * NPLACE]
-        cdef int code, p, s, k, i
-        cdef hand_t h, pin, gone
+        cdef int code, p, s, k
+        cdef hand_t h, pin
         if x == NULL:
             raise MemoryError()
         try:
@@ -690,13 +690,7 @@ cdef class GameCore:
                         else:
                             s = (seat + 1 + p) & 3
                             h = self.g.t.hands[s]
-                            # pinned as card_features pins: shown, not played (this trick too)
-                            gone = self.g.t.played_by[s]
-                            if self.g.phase == PH_FOLLOW:
-                                for i in range(self.g.tr.n):
-                                    if ((self.g.tr.leader + i) & 3) == s:
-                                        gone = hand_union(gone, self.g.tr.plays[i])
-                            pin = hand_minus(self.g.shown[s], gone)
+                            pin = shown_unplayed(&self.g, s)
                             k = hand_copies(h, code) - hand_copies(pin, code)
                     at[code * NPLACE + p] = k if k > 0 else 0
             return (PyBytes_FromStringAndSize(<char*>x, 54 * NPLACE * NCF * sizeof(float)),
@@ -739,8 +733,7 @@ cdef class GameCore:
             rng_seed(&r, int(a), int(b), 1, 2)
             memset(cnt, 0, sizeof(cnt))
             for tries in range(16):
-                if world_from_game(&self.g, first, seat, &r, 64) < 0:
-                    return None
+                world_from_game(&self.g, first, seat, &r, 64)
                 chain_start(ch, &self.g, first, seat, exp(-infer / 10.0), kitty, belief, &r)
                 if ch.m >= 0:
                     break
