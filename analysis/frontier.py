@@ -8,14 +8,18 @@ interval over deals). Slow bots get fewer deals (``DEALS``; their interval says 
 a Markdown table and drawn to ``docs/frontier.png``: hands/s on a log scale against net levels
 per hand, with the intervals as error bars.
 
-    python analysis/frontier.py [SCALE] [SEED]
+    python analysis/frontier.py [SCALE] [SEED] [BOT...]
 
 SCALE multiplies every bot's number of deals (default 1.0: about 10 minutes of CPU; 0.1 for a
-quick look). SEED defaults to 2030 (a seed the bots' labels and margins never saw).
+quick look). SEED defaults to 2030 (a seed the bots' labels and margins never saw). Every point
+is kept in ``docs/frontier.json`` with its scale and seed; naming BOTs (of ``DEALS``) measures
+only those and keeps the others' stored points, so a new bot joins the frontier without
+measuring the rest again (the table and the plot are made from all the points).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -38,14 +42,21 @@ DEALS = {
     "search-v3:k=1024,close=31,early=0,top=7,bury=1": (1_000, 12),
     "search:k=32": (1_000, 16),
     "search:k=128": (300, 8),
+    "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1": (1_000, 12),
 }
 # long names shortened on the plot
-SHORT = {"search-v3:k=1024,close=31,early=0,top=7,bury=1": "search-v3:k=1024,..."}
+SHORT = {
+    "search-v3:k=1024,close=31,early=0,top=7,bury=1": "search-v3:k=1024,...,bury=1",
+    "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1": (
+        "search-v3:k=1024,...,cards=1"
+    ),
+}
 BASELINE = "expert-v1"
 OUT = Path(__file__).resolve().parents[1] / "docs" / "frontier.png"
+POINTS = OUT.with_suffix(".json")
 
 
-def measure(bot: str, deals: int, timed: int, seed: int) -> dict:
+def measure(bot: str, deals: int, timed: int, seed: int, scale: float) -> dict:
     """One point of the frontier: speed (all four seats) and strength over the baseline."""
     speed = profile_batch("standard", bot, seed, timed, level="random")["hands_per_s"]
     r = fs.evaluate(bot, deals, opponent=BASELINE, level="random", seed=seed)
@@ -53,6 +64,9 @@ def measure(bot: str, deals: int, timed: int, seed: int) -> dict:
         "bot": bot,
         "hands_per_s": speed,
         **{k: r[k] for k in ("deals", "net", "net_lo", "net_hi")},
+        "timed": timed,
+        "scale": scale,
+        "seed": seed,
     }
 
 
@@ -82,15 +96,24 @@ def plot(points: list[dict], path: Path) -> None:
 def main(argv: list[str]) -> None:
     scale = float(argv[1]) if len(argv) > 1 else 1.0
     seed = int(argv[2]) if len(argv) > 2 else 2030
-    points = []
+    only = argv[3:]
+    unknown = [b for b in only if b not in DEALS]
+    if unknown:
+        sys.exit(f"frontier: not a bot of DEALS: {', '.join(unknown)}")
+    stored = json.loads(POINTS.read_text()) if only and POINTS.exists() else []
+    kept = {p["bot"]: p for p in stored if p["bot"] in DEALS and p["bot"] not in only}
     for bot, (deals, timed) in DEALS.items():
-        p = measure(bot, max(2, round(deals * scale)), max(4, round(timed * scale)), seed)
-        points.append(p)
+        if only and bot not in only:
+            continue
+        p = measure(bot, max(2, round(deals * scale)), max(4, round(timed * scale)), seed, scale)
+        kept[bot] = p
         print(
             f"{bot}: {p['hands_per_s']:,.1f} hands/s, {p['net']:+.3f} "
             f"[{p['net_lo']:+.3f}, {p['net_hi']:+.3f}] over {p['deals']:,} deals",
             flush=True,
         )
+    points = [kept[b] for b in DEALS if b in kept]
+    POINTS.write_text(json.dumps(points, indent=1) + "\n")
     print(
         f"\n| bot | hands/s (one core, four seats) | net levels / hand over {BASELINE} [95%] "
         "| deals |"
@@ -102,7 +125,7 @@ def main(argv: list[str]) -> None:
             f"[{p['net_lo']:+.3f}, {p['net_hi']:+.3f}] | {p['deals']:,} |"
         )
     plot(points, OUT)
-    print(f"\nwrote {OUT}")
+    print(f"\nwrote {OUT} and {POINTS}")
 
 
 if __name__ == "__main__":

@@ -37,3 +37,7 @@ cdef int card_logq(const game_t* g, int seat, float lam, float lq[5][54]) noexce
 
 # The screening weight of the model in the chains (0: off), set by _tune.
 cdef float card_lambda() noexcept nogil
+
+# The weight of the model in the chains of a name with `cards=value` (0: off): the weight
+# `load` gave it when the loaded model is that value's (fastsheng.engine.registry.CARD_MODELS).
+cdef float card_name_lambda(int value) noexcept nogil

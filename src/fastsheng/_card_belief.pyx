@@ -40,9 +40,11 @@ cdef u64 ALL_CODES = ((<u64>1) << 54) - 1
 cdef enum:
     MAX_CH = 64
 
-# the loaded model (screening: _set, _tune)
+# the loaded model (a name's: load; screening: _set, _tune)
 cdef int CH = 0
 cdef float CLAM = 0
+cdef int NAME_VALUE = 0       # the `cards=` value whose model `load` set (0: none)
+cdef float NAME_LAM = 0       # and its weight
 cdef float CMU[NCF]
 cdef float CSD[NCF]
 cdef float CW1[MAX_CH][NCF]
@@ -52,6 +54,10 @@ cdef float CW2[MAX_CH]
 
 cdef float card_lambda() noexcept nogil:
     return CLAM if CH > 0 else 0
+
+
+cdef float card_name_lambda(int value) noexcept nogil:
+    return NAME_LAM if value > 0 and value == NAME_VALUE and CH > 0 else 0
 
 
 cdef inline int rel_place(int seat, int s) noexcept nogil:
@@ -343,8 +349,10 @@ assert len(FEATURE_NAMES) == NCF
 
 def _set(mu, sd, w1, b1, w2):
     """Screening: the model's weights (analysis/train_card_belief.py; w1: hidden x NCF);
-    None clears it."""
-    global CH
+    None clears it. A name's `cards=` plays without it until its model is loaded again."""
+    global CH, NAME_VALUE, _loaded
+    NAME_VALUE = 0
+    _loaded = None
     if mu is None:
         CH = 0
         return
@@ -360,6 +368,33 @@ def _set(mu, sd, w1, b1, w2):
         for j in range(NCF):
             CW1[i][j] = w1[i][j]
     CH = h
+
+
+_loaded = None
+
+
+def load(int value, path, sha256: str, float lam):
+    """Load the shipped per-card belief of `path` (a .npz of analysis/train_card_belief.py:
+    mu, sd, w1, b1, w2) for the names with `cards=value`, whose chains weigh their worlds by it
+    to the power `lam`; refuses a file whose SHA-256 is not `sha256` (a retrained model is a
+    new value). Loading the same again does nothing."""
+    global NAME_VALUE, NAME_LAM, _loaded
+    import hashlib
+
+    import numpy as np
+
+    if _loaded == (value, str(path), sha256, lam):
+        return
+    with open(path, "rb") as f:
+        got = hashlib.sha256(f.read()).hexdigest()
+    if got != sha256:
+        raise ValueError(f"card belief {path}: SHA-256 {got}, expected {sha256}")
+    with np.load(path) as z:
+        m = {k: np.asarray(z[k]).tolist() for k in ("mu", "sd", "w1", "b1", "w2")}
+    _set(m["mu"], m["sd"], m["w1"], m["b1"], m["w2"])
+    NAME_VALUE = value
+    NAME_LAM = lam
+    _loaded = (value, str(path), sha256, lam)
 
 
 def _tune(lam=None):

@@ -36,8 +36,8 @@ from fastsheng._game cimport batch_t, game_t, hand_row_t, search_fn, set_search_
 from fastsheng._infer cimport chain_run, chain_start, chain_t
 from fastsheng._learned cimport model_margin, predict_gains
 from fastsheng._search cimport (
-    BELIEF_SHIFT, INFER_SHIFT, K_MASK, KITTY_SHIFT, MAX_CANDS, candidates, outcome, playout, scratch_batch,
-    search_any,
+    BELIEF_SHIFT, CARDS_SHIFT, INFER_SHIFT, K_MASK, KITTY_SHIFT, MAX_CANDS, candidates, outcome,
+    playout, scratch_batch, search_any,
 )
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
@@ -161,7 +161,7 @@ cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive,
 
 
 cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds, int kitty,
-                         int belief) noexcept nogil:
+                         int belief, int cards) noexcept nogil:
     """The inference chain of one race, burnt in (NULL when out of memory). It starts from a
     world the whole record allows when one of 16 dealt comes out so (the dealer honours what
     the live game keeps, not every past follow: the chain's first steps walk out otherwise)."""
@@ -176,7 +176,7 @@ cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds, int kitt
             worlds_draw(maker, &first, g.t.rng, WORLD_TRIES)
         else:
             world_from_game(g, &first, seat, g.t.rng, WORLD_TRIES)
-        chain_start(ch, g, &first, seat, odds, kitty, belief, g.t.rng)
+        chain_start(ch, g, &first, seat, odds, kitty, belief, cards, g.t.rng)
         if ch.m >= 0:
             break
     NCHAIN += 1
@@ -187,7 +187,7 @@ cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds, int kitt
 
 
 cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odds,
-              int kitty, int belief) noexcept nogil:
+              int kitty, int belief, int cards) noexcept nogil:
     """The index of the challenger that wins the race against cands[0], or 0. odds > 0: the
     worlds come from the inference chain (fastsheng._infer) with these odds per misfit."""
     global NSTEP, NACC
@@ -204,7 +204,7 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
     cdef int c, nch = 0
     if odds > 0:
         for c in range(NCHAINS):
-            chs[nch] = open_chain(g, seat, maker, odds, kitty, belief)
+            chs[nch] = open_chain(g, seat, maker, odds, kitty, belief, cards)
             if chs[nch] != NULL:
                 nch += 1
     scratch_batch(g.b, &pb)
@@ -299,7 +299,8 @@ cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
     infer = (g.b.search_k[seat] >> INFER_SHIFT) & 127
     best = race(g, seat, cands, m, k, exp(-infer / 10.0) if infer else 0.0,
                 (g.b.search_k[seat] >> KITTY_SHIFT) & 15,
-                (g.b.search_k[seat] >> BELIEF_SHIFT) & 1)
+                (g.b.search_k[seat] >> BELIEF_SHIFT) & 1,
+                (g.b.search_k[seat] >> CARDS_SHIFT) & 3)
     NDEV += best != 0
     return cands[best]
 

@@ -68,6 +68,8 @@ cdef struct chain_t:
 # (kitty > 0: the burial read too, starting from the world with the kitty the bot buries from
 # the burier's cards when the record allows it)
 # (belief 1: the chain reads the play by the loaded model of deviations, kind 2)
+# (cards > 0: the chain also weighs its worlds by the per-card belief the name `cards=` loaded,
+# fastsheng._card_belief.card_name_lambda; the screening setting overrides it)
 cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat, double odds,
-                      int kitty, int belief, rng_t* rng) noexcept nogil
+                      int kitty, int belief, int cards, rng_t* rng) noexcept nogil
 cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil

@@ -34,7 +34,7 @@ from fastsheng._bitboard cimport (
     hand_union, lsb,
 )
 from fastsheng._bots cimport bot_bury, bot_follow, bot_lead, points_of
-from fastsheng._card_belief cimport card_lambda, card_logq, shown_unplayed
+from fastsheng._card_belief cimport card_lambda, card_logq, card_name_lambda, shown_unplayed
 from fastsheng._core cimport lead_shape
 from fastsheng._features cimport NFEAT, cand_features
 from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t, trick_public
@@ -262,8 +262,9 @@ cdef int pick_copy(hand_t h, rng_t* rng) noexcept nogil:
 
 
 cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat, double odds,
-                      int kitty, int belief, rng_t* rng) noexcept nogil:
+                      int kitty, int belief, int cards, rng_t* rng) noexcept nogil:
     cdef int s, b
+    cdef float lam
     cdef hand_t now, kb
     cdef game_t* w2
     memcpy(&c.w, first, sizeof(game_t))
@@ -314,11 +315,13 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
             c.pinned[KITTY] = hand_minus(c.pinned[g.t.burier], c.w.t.hands[g.t.burier])
             c.pinned[g.t.burier] = hand_minus(c.pinned[g.t.burier], c.pinned[KITTY])
     c.m = fit_units(&c.w, seat, c.bot, &c.fit_rng, 1 << 30, c.soft, c.kitty, c.belief)
-    # screening: the per-card belief, read once from the record (it does not depend on the
-    # world), weighs the worlds by the product over their free cards of P(card lies there)
+    # the per-card belief (the name's `cards=`, or the screening setting over it), read once
+    # from the record (it does not depend on the world), weighs the worlds by the product over
+    # their free cards of P(card lies there) to the power lam
     c.lam = 0
-    if card_lambda() > 0 and card_logq(g, seat, card_lambda(), c.lq):
-        c.lam = card_lambda()
+    lam = card_lambda() if card_lambda() > 0 else card_name_lambda(cards)
+    if lam > 0 and card_logq(g, seat, lam, c.lq):
+        c.lam = lam
 
 
 cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:

@@ -18,6 +18,9 @@ cdef enum:
     # and its `belief` (1: the chain reads each past decision by the shipped model of when a
     # player leaves the base bot's play, fastsheng._infer; 0: the 0/1 misfits) above that
     BELIEF_SHIFT = 27
+    # and its `cards` (1: the chain also weighs its worlds by the shipped per-card belief,
+    # fastsheng._card_belief; 0: off) above that, two bits
+    CARDS_SHIFT = 28
     K_MASK = (1 << 16) - 1
 
 # The base bot's own play first (t.bots[seat]), basic-v1's second, then distinct legal plays

@@ -734,7 +734,7 @@ cdef class GameCore:
             memset(cnt, 0, sizeof(cnt))
             for tries in range(16):
                 world_from_game(&self.g, first, seat, &r, 64)
-                chain_start(ch, &self.g, first, seat, exp(-infer / 10.0), kitty, belief, &r)
+                chain_start(ch, &self.g, first, seat, exp(-infer / 10.0), kitty, belief, 0, &r)
                 if ch.m >= 0:
                     break
             chain_run(ch, burn, &r)

@@ -90,6 +90,7 @@ GUIDED_DEFAULTS = {
     "infer": 0,
     "kitty": 0,
     "belief": 0,
+    "cards": 0,
 }
 # `call` = 1: the calls searched too (fastsheng._call_search, docs/bots.md "search-v3: the
 # calls"), flagged by the sign bit of the candidates word (CALL_FLAG). It came after search-v3's
@@ -108,15 +109,30 @@ GUIDED_DEFAULTS = {
 # the base bot's play (fastsheng._infer, BELIEF_MODELS; docs/bots.md "search-v3: reading the
 # play") in place of the 0/1 misfits, -log P per decision; it needs infer (infer=10 takes the
 # model's odds as they are) and rides above kitty (BELIEF_SHIFT)
-LATER_PARAMS = {"search-v3": {"call": 0, "infer": 0, "kitty": 0, "belief": 0}}
+# `cards` = 1: the chain also weighs each world by a learned per-card belief (fastsheng.
+# _card_belief, CARD_MODELS; docs/bots.md "A per-card belief"): the product over its hidden
+# cards of the model's probability that each lies where the world puts it, to a fixed power;
+# it needs infer and rides above belief (CARDS_SHIFT)
+LATER_PARAMS = {"search-v3": {"call": 0, "infer": 0, "kitty": 0, "belief": 0, "cards": 0}}
 INFER_SHIFT = 16  # fastsheng._search.INFER_SHIFT
 KITTY_SHIFT = 23  # fastsheng._search.KITTY_SHIFT
 BELIEF_SHIFT = 27  # fastsheng._search.BELIEF_SHIFT
+CARDS_SHIFT = 28  # fastsheng._search.CARDS_SHIFT
 # the learned beliefs (fastsheng._infer.load_belief): `belief` value -> its model in
 # fastsheng/models/ and the file's SHA-256 (analysis/train_belief.py; a retrained one is a new
 # value, never a new file here)
 BELIEF_MODELS = {
     1: ("belief-v1.npz", "4df93e9d872152cbc79df86df76ec0c7fce319e16957986c9e112d60edbec211"),
+}
+# the per-card beliefs (fastsheng._card_belief.load): `cards` value -> its model in
+# fastsheng/models/, the file's SHA-256 and the power its probabilities weigh the worlds by
+# (analysis/train_card_belief.py; a retrained model or another power is a new value)
+CARD_MODELS = {
+    1: (
+        "card-belief-v1.npz",
+        "18b29e6494d712af1cd23a93835911964aa31056cde3442841160399780c4c7d",
+        0.5,
+    ),
 }
 GUIDED_BOUNDS = {
     "k": (1, 4096),
@@ -130,6 +146,7 @@ GUIDED_BOUNDS = {
     "infer": (0, 127),
     "kitty": (0, 15),
     "belief": (0, 1),
+    "cards": (0, 1),
 }
 # where each of search-v3's parameters rides in the C search's candidates word (bits 0-7 the
 # candidates, 8-11 the version, 12 reserved): field -> (shift, width); fastsheng._guided_search
@@ -310,6 +327,8 @@ def _resolve_search(name: str, key: str) -> str:
         raise ValueError(f"bot {name!r}: kitty reads the burial through infer's chain: set infer")
     if params.get("belief") and not params.get("infer"):
         raise ValueError(f"bot {name!r}: belief reads the play through infer's chain: set infer")
+    if params.get("cards") and not params.get("infer"):
+        raise ValueError(f"bot {name!r}: cards weighs the worlds of infer's chain: set infer")
     later = LATER_PARAMS.get(fam, {})
     return f"{fam}:" + ",".join(
         f"{field}={params[field]}"
@@ -342,9 +361,12 @@ def bot_spec(resolved: str) -> tuple[int, int, int]:
             | int(fields.get("infer", 0)) << INFER_SHIFT
             | int(fields.get("kitty", 0)) << KITTY_SHIFT
             | int(fields.get("belief", 0)) << BELIEF_SHIFT
+            | int(fields.get("cards", 0)) << CARDS_SHIFT
         )
         if int(fields.get("belief", 0)):
             _load_belief(int(fields["belief"]))
+        if int(fields.get("cards", 0)):
+            _load_cards(int(fields["cards"]))
         return BOT_INDEX[fields["base"]], k, cands
     if resolved in LEARNED_MODELS:
         _load_learned(resolved)
@@ -369,6 +391,16 @@ def _load_belief(value: int) -> None:
 
     file, sha256 = BELIEF_MODELS[value]
     _infer.load_belief(str(files("fastsheng") / "models" / file), sha256)
+
+
+def _load_cards(value: int) -> None:
+    """Load a per-card belief into the C core (once per process; its hash checked)."""
+    from importlib.resources import files
+
+    from fastsheng import _card_belief
+
+    file, sha256, lam = CARD_MODELS[value]
+    _card_belief.load(value, str(files("fastsheng") / "models" / file), sha256, lam)
 
 
 def _load_guided(model_bot: str) -> None:
