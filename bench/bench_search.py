@@ -78,3 +78,15 @@ def test_search_v3_infer_hands_per_second(benchmark):
     (gated between 1.5x and 30x: a few hands on a shared machine)."""
     plain, infer = hands_per_s_in_one_run(benchmark, "search-v3", "search-v3:infer=46", 12)
     assert 1.5 <= plain / infer <= 30, (plain, infer)
+
+
+# target (c)'s strongest name (docs/bots.md "A per-card belief")
+STRONGEST = "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1"
+
+
+def test_strongest_search_hands_per_second_against_search_k128(benchmark):
+    """Target (c)'s name against search:k=128, four seats, the same four hands in this one
+    run: its cost is reported (about 0.9 s of CPU a hand head to head, both sides), gated only
+    loosely (0.1x-10x: a few hands of a search vary widely in cost)."""
+    old, new = hands_per_s_in_one_run(benchmark, "search:k=128", STRONGEST, 4)
+    assert 0.1 <= new / old <= 10, (new, old)
