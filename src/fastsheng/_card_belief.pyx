@@ -379,19 +379,12 @@ def load(int value, path, sha256: str, float lam):
     to the power `lam`; refuses a file whose SHA-256 is not `sha256` (a retrained model is a
     new value). Loading the same again does nothing."""
     global NAME_VALUE, NAME_LAM, _loaded
-    import hashlib
-
-    import numpy as np
+    from fastsheng._model_file import read_checked
 
     if _loaded == (value, str(path), sha256, lam):
         return
-    with open(path, "rb") as f:
-        got = hashlib.sha256(f.read()).hexdigest()
-    if got != sha256:
-        raise ValueError(f"card belief {path}: SHA-256 {got}, expected {sha256}")
-    with np.load(path) as z:
-        m = {k: np.asarray(z[k]).tolist() for k in ("mu", "sd", "w1", "b1", "w2")}
-    _set(m["mu"], m["sd"], m["w1"], m["b1"], m["w2"])
+    m = read_checked(path, sha256, ("mu", "sd", "w1", "b1", "w2"), "card belief")
+    _set(m["mu"].tolist(), m["sd"].tolist(), m["w1"].tolist(), m["b1"].tolist(), m["w2"].tolist())
     NAME_VALUE = value
     NAME_LAM = lam
     _loaded = (value, str(path), sha256, lam)

@@ -410,18 +410,12 @@ def load_belief(path, sha256: str):
     w2, b2, hi, lo, kind 2) into the C arrays; refuses a file whose SHA-256 is not `sha256` (a
     retrained belief is a new version). Loading the same file again does nothing."""
     global _loaded
-    import hashlib
-
-    import numpy as np
+    from fastsheng._model_file import read_checked
 
     if _loaded == (str(path), sha256):
         return
-    with open(path, "rb") as f:
-        got = hashlib.sha256(f.read()).hexdigest()
-    if got != sha256:
-        raise ValueError(f"belief {path}: SHA-256 {got}, expected {sha256}")
-    with np.load(path) as z:
-        m = {k: np.asarray(z[k]) for k in ("mu", "sd", "w1", "b1", "w2", "b2", "hi", "lo", "kind")}
+    keys = ("mu", "sd", "w1", "b1", "w2", "b2", "hi", "lo", "kind")
+    m = read_checked(path, sha256, keys, "belief")
     if int(m["kind"]) != 2:
         raise ValueError(f"belief {path}: kind {int(m['kind'])}, the names read kind 2")
     _set_belief(m["mu"].tolist(), m["sd"].tolist(), m["w1"].tolist(), m["b1"].tolist(),

@@ -27,9 +27,10 @@ cdef extern from *:
     #endif
     """
 
-import hashlib
 
 import numpy as np
+
+from fastsheng._model_file import read_checked
 
 from fastsheng._bitboard cimport hand_empty, hand_t
 from fastsheng._bots cimport (
@@ -151,11 +152,6 @@ MODEL_KEYS = ("mu", "sd", "w1", "b1", "w2", "b2", "margin", "want")
 _loaded = None
 
 
-def file_sha256(path) -> str:
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
 def load(path, sha256: str):
     """Copy the model of `path` (a .npz of MODEL_KEYS) into the C arrays and set learned-v1's
     decisions; refuses a file whose SHA-256 is not `sha256` (a retrained model is a new
@@ -163,11 +159,7 @@ def load(path, sha256: str):
     global HIDDEN, B2, MARGIN, WANT, _loaded
     if _loaded == (str(path), sha256):
         return
-    got = file_sha256(path)
-    if got != sha256:
-        raise ValueError(f"model {path}: SHA-256 {got}, expected {sha256}")
-    with np.load(path) as z:
-        m = {k: np.asarray(z[k]) for k in MODEL_KEYS}
+    m = read_checked(path, sha256, MODEL_KEYS, "model")
     w1 = m["w1"].astype(np.float32)
     h = w1.shape[0]
     if w1.shape != (h, NFEAT) or h > MAX_HIDDEN or m["mu"].shape != (NFEAT,):
