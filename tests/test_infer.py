@@ -282,6 +282,34 @@ def test_cards_names():
             resolve_bot(bad)
 
 
+def test_gate_names():
+    # the race's gate in tenths of a standard error: spelled out only when not the published
+    # 10, rides in bits 13-15 of the worlds word (0 there: 10), below infer and above k <= 4096
+    assert "gate" not in resolve_bot("search-v3:infer=10,gate=10")
+    name = resolve_bot("search-v3:k=4096,infer=10,kitty=5,belief=1,cards=1,gate=5")
+    assert name.endswith(",infer=10,kitty=5,belief=1,cards=1,gate=5")
+    _, k, _ = bot_spec(name)
+    assert k & 0x1FFF == 4096 and (k >> 13) & 7 == 5 and (k >> 16) & 127 == 10
+    assert bot_spec(resolve_bot("search-v3:infer=10"))[1] >> 13 & 7 == 0
+    for bad in ("0", "8", "9", "11", "x", "0.5"):
+        with pytest.raises(ValueError, match="gate must be 1..7 or 10"):
+            resolve_bot(f"search-v3:gate={bad}")
+
+
+def test_the_gate_plays_as_the_screening_knob():
+    """gate=5 plays the hands the screening knob z=0.5 played with the same name (docs/bots.md,
+    "The race's gate"), and other hands than the published gate."""
+    name = "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1"
+    lineup = (name, "expert", name, "basic")
+    was = _guided_search._tune(z=0.5)
+    try:
+        knob = digest("standard", lineup)
+    finally:
+        _guided_search._tune(**was)
+    gated = digest("standard", (name + ",gate=5", "expert", name + ",gate=5", "basic"))
+    assert gated == knob != digest("standard", lineup)
+
+
 def test_a_shipped_card_belief_is_checked():
     path = Path(_infer.__file__).parent / "models" / "card-belief-v1.npz"
     with pytest.raises(ValueError, match="SHA-256"):
@@ -333,6 +361,9 @@ INFER_DIGESTS = {
     ("search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1", "standard"): (
         "369967feee466d5142ab38b87fb192d1285ef13303537cee845d5be621eba929"
     ),
+    ("search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1,gate=5", "standard"): (
+        "76e582b9a02e2942f9c8fd44a4ebf0449c3fdc3333334732097b2d9c3ac0d31c"
+    ),
 }
 
 
@@ -350,6 +381,7 @@ def test_infer_plays_as_frozen(name, preset):
         "search-v3:k=8,cands=4,infer=46",
         "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1",
         "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1",
+        "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1,gate=5",
     ],
 )
 @pytest.mark.parametrize("hand_id", [0, 1])

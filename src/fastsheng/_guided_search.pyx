@@ -9,7 +9,8 @@ close to the reference's (the decision is contested) are the best-predicted few 
 it over common consistent worlds (fastsheng._worlds), as search-v2 races: rounds that double
 the worlds, dropping those not ahead of the reference, those off course to clear the gate at k
 worlds and the worse half; the last one standing replaces the reference when its mean gain
-clears one standard error. So most decisions cost one model evaluation, not k playouts.
+clears the gate: one standard error, or the name's `gate` in tenths of one. So most decisions
+cost one model evaluation, not k playouts.
 
 It registers its own search hook when imported (fastsheng.engine.registry imports it for a
 `search-v3` seat); versions 0 and 1 go on to fastsheng._search.search_any unchanged.
@@ -36,7 +37,7 @@ from fastsheng._game cimport batch_t, game_t, hand_row_t, search_fn, set_search_
 from fastsheng._infer cimport chain_run, chain_start, chain_t
 from fastsheng._learned cimport model_margin, predict_gains
 from fastsheng._search cimport (
-    BELIEF_SHIFT, CARDS_SHIFT, INFER_SHIFT, K_MASK, KITTY_SHIFT, MAX_CANDS, candidates, outcome,
+    BELIEF_SHIFT, CARDS_SHIFT, GATE_SHIFT, INFER_SHIFT, K_MASK, KITTY_SHIFT, MAX_CANDS, candidates, outcome,
     playout, scratch_batch, search_any,
 )
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
@@ -65,7 +66,8 @@ cdef inline void unpack(int word, opts_t* o) noexcept nogil:
 
 # the knobs (fixed for the published version; _tune changes them for screening only)
 cdef int K0 = 4              # worlds of the race's first round
-cdef double Z = 1.0          # the gate: the winner's mean gain above Z standard errors
+cdef double Z = 1.0          # the gate: the winner's mean gain above Z standard errors (a
+                             # name's `gate` sets its own)
 cdef double ZDROP = 1.0      # dropped when off course: t below ZDROP * Z * sqrt(w / k)
 cdef int MAKER = 1           # 0: every world by world_from_game (the same worlds, slower)
 # with `infer`: the chain's steps between two worlds of a race and before its first (the
@@ -187,9 +189,10 @@ cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds, int kitt
 
 
 cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odds,
-              int kitty, int belief, int cards) noexcept nogil:
+              int kitty, int belief, int cards, double z) noexcept nogil:
     """The index of the challenger that wins the race against cands[0], or 0. odds > 0: the
-    worlds come from the inference chain (fastsheng._infer) with these odds per misfit."""
+    worlds come from the inference chain (fastsheng._infer) with these odds per misfit; z: the
+    gate, the winner's mean gain above z standard errors."""
     global NSTEP, NACC
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
@@ -228,7 +231,7 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
                 var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
                 # not ahead, or off course to clear the gate at k worlds
                 if mean_of[i] <= 0 or (w < k and
-                        mean_of[i] * mean_of[i] * k < ZDROP * ZDROP * Z * Z * var):
+                        mean_of[i] * mean_of[i] * k < ZDROP * ZDROP * z * z * var):
                     alive[i] = 0
                 else:
                     nalive += 1
@@ -261,7 +264,7 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
     for i in range(1, n):
         if alive[i] and mean_of[i] > mean:
             var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
-            if mean_of[i] * mean_of[i] * w > Z * Z * var:
+            if mean_of[i] * mean_of[i] * w > z * z * var:
                 mean = mean_of[i]
                 best = i
     return best
@@ -273,7 +276,7 @@ cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
     cdef hand_t cands[MAX_CANDS]
     cdef float y[MAX_CANDS]
     cdef int k = g.b.search_k[seat] & K_MASK, want = g.b.search_cands[seat] & ((1 << SHIFT) - 1)
-    cdef int n, guided, m, best, infer
+    cdef int n, guided, m, best, infer, gate
     cdef opts_t o
     unpack(g.b.search_cands[seat], &o)
     if want > MAX_CANDS:
@@ -297,10 +300,13 @@ cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
     NRACE += 1
     m = n if n <= o.top + 1 else o.top + 1
     infer = (g.b.search_k[seat] >> INFER_SHIFT) & 127
+    # the name's gate in tenths of a standard error; unset, the published 1 (Z, a screening knob)
+    gate = (g.b.search_k[seat] >> GATE_SHIFT) & 7
     best = race(g, seat, cands, m, k, exp(-infer / 10.0) if infer else 0.0,
                 (g.b.search_k[seat] >> KITTY_SHIFT) & 15,
                 (g.b.search_k[seat] >> BELIEF_SHIFT) & 1,
-                (g.b.search_k[seat] >> CARDS_SHIFT) & 3)
+                (g.b.search_k[seat] >> CARDS_SHIFT) & 3,
+                gate / 10.0 if gate else Z)
     NDEV += best != 0
     return cands[best]
 

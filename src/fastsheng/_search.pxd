@@ -10,7 +10,10 @@ from fastsheng._game cimport batch_t, game_t, hand_row_t
 cdef enum:
     MAX_CANDS = 32           # the most candidates a decision compares (bots.py checks cands)
     # search-v3's `infer` (a misfit's weight in tenths of a natural log, 0: off) rides above
-    # its worlds in search_k (fastsheng.engine.registry.INFER_SHIFT): k is the low 16 bits
+    # its worlds in search_k (fastsheng.engine.registry.INFER_SHIFT): k is the low 13 bits
+    # (k <= 4096), its `gate` (the race's gate in tenths of a standard error, 1..7; 0: the
+    # published 1 SE) bits 13-15 (GATE_SHIFT)
+    GATE_SHIFT = 13
     INFER_SHIFT = 16
     # and its `kitty` (misfits per kitty card its base bot would not have buried, 0: off)
     # above that (fastsheng.engine.registry.KITTY_SHIFT)
@@ -21,7 +24,7 @@ cdef enum:
     # and its `cards` (1: the chain also weighs its worlds by the shipped per-card belief,
     # fastsheng._card_belief; 0: off) above that, two bits
     CARDS_SHIFT = 28
-    K_MASK = (1 << 16) - 1
+    K_MASK = (1 << 13) - 1
 
 # The base bot's own play first (t.bots[seat]), basic-v1's second, then distinct legal plays
 # drawn at random (bot stream) from the pool; at most `want`, returns how many.

@@ -91,6 +91,7 @@ GUIDED_DEFAULTS = {
     "kitty": 0,
     "belief": 0,
     "cards": 0,
+    "gate": 10,
 }
 # `call` = 1: the calls searched too (fastsheng._call_search, docs/bots.md "search-v3: the
 # calls"), flagged by the sign bit of the candidates word (CALL_FLAG). It came after search-v3's
@@ -113,7 +114,17 @@ GUIDED_DEFAULTS = {
 # _card_belief, CARD_MODELS; docs/bots.md "A per-card belief"): the product over its hidden
 # cards of the model's probability that each lies where the world puts it, to a fixed power;
 # it needs infer and rides above belief (CARDS_SHIFT)
-LATER_PARAMS = {"search-v3": {"call": 0, "infer": 0, "kitty": 0, "belief": 0, "cards": 0}}
+# `gate` = the race's gate in tenths of a standard error: a challenger replaces the reference
+# when its mean gain over it clears gate/10 standard errors, and is dropped early when off
+# course to (docs/bots.md "The race's gate"); 1..7, or the published 10. It rides in bits 13-15
+# of the worlds word (GATE_SHIFT; 0 there: 10) and is spelled out only when not 10. The burial's
+# and calls' searches keep their own gates
+LATER_PARAMS = {
+    "search-v3": {"call": 0, "infer": 0, "kitty": 0, "belief": 0, "cards": 0, "gate": 10}
+}
+GATE_SHIFT = 13  # fastsheng._search.GATE_SHIFT
+GATE_DEFAULT = 10
+GATE_VALUES = (*map(str, range(1, 8)), str(GATE_DEFAULT))  # 3 bits: 1..7, 0 for the default
 INFER_SHIFT = 16  # fastsheng._search.INFER_SHIFT
 KITTY_SHIFT = 23  # fastsheng._search.KITTY_SHIFT
 BELIEF_SHIFT = 27  # fastsheng._search.BELIEF_SHIFT
@@ -147,6 +158,7 @@ GUIDED_BOUNDS = {
     "kitty": (0, 15),
     "belief": (0, 1),
     "cards": (0, 1),
+    "gate": (1, 10),
 }
 # where each of search-v3's parameters rides in the C search's candidates word (bits 0-7 the
 # candidates, 8-11 the version, 12 reserved): field -> (shift, width); fastsheng._guided_search
@@ -316,6 +328,8 @@ def _resolve_search(name: str, key: str) -> str:
         params[field] = value
     for field, (lo, hi) in bounds.items():
         value = str(params[field])
+        if field == "gate" and value not in GATE_VALUES:
+            raise ValueError(f"bot {name!r}: gate must be 1..7 or 10 (tenths of a standard error)")
         if not value.isdigit() or not lo <= int(value) <= hi:
             raise ValueError(f"bot {name!r}: {field} must be an integer in {lo}..{hi}")
         params[field] = int(value)
@@ -362,6 +376,7 @@ def bot_spec(resolved: str) -> tuple[int, int, int]:
             | int(fields.get("kitty", 0)) << KITTY_SHIFT
             | int(fields.get("belief", 0)) << BELIEF_SHIFT
             | int(fields.get("cards", 0)) << CARDS_SHIFT
+            | int(fields.get("gate", GATE_DEFAULT)) % GATE_DEFAULT << GATE_SHIFT
         )
         if int(fields.get("belief", 0)):
             _load_belief(int(fields["belief"]))
