@@ -33,7 +33,8 @@ KEY=VALUE after the seeds:
   this measurement only: the worth of knowing the cards to the same search);
 - chains=N: a race's worlds come in turn from N independent chains, each burnt in (the
   published 1: one chain, whose consecutive worlds are `steps` swaps apart); z=Z: the race's
-  gate, its winner's mean gain above Z standard errors (the published 1);
+  gate, its winner's mean gain above Z standard errors (the published 1; a name's own `gate=G`,
+  G/10 standard errors, takes precedence: `gate=5` plays as z=0.5);
 - cards=MODEL lam=L: the chains also weigh their worlds by the per-card belief of MODEL (a file
   of analysis/train_card_belief.py: where each hidden card lies given the record), its
   probabilities to the power L (default 1), on top of the name's own reading.
