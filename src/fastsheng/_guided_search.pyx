@@ -37,8 +37,8 @@ from fastsheng._game cimport batch_t, game_t, hand_row_t, search_fn, set_search_
 from fastsheng._infer cimport chain_run, chain_start, chain_t
 from fastsheng._learned cimport model_margin, predict_gains
 from fastsheng._search cimport (
-    BELIEF_SHIFT, CARDS_SHIFT, GATE_SHIFT, INFER_SHIFT, K_MASK, KITTY_SHIFT, MAX_CANDS, candidates, outcome,
-    playout, scratch_batch, search_any,
+    BELIEF_SHIFT, CARDS_SHIFT, GATE_SHIFT, INFER_SHIFT, K_MASK, KITTY_SHIFT, MAX_CANDS, candidates,
+    outcome, playout, scratch_batch, search_any,
 )
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
