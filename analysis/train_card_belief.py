@@ -16,13 +16,16 @@ Method:
    a copy may lie in, the log loss of where the free copies lie; batches split 1 in 5 held out.
    Held out: the log loss per free copy against that of uniform worlds (each place in proportion
    to its cards), in bits. Writes MODEL (.npz: mu, sd, w1, b1, w2) and its SHA-256.
-3. Play: `python analysis/read_the_play.py strength X Y N SEEDS cards=MODEL lam=L` weighs the
+3. `score`: the held-out bits per free copy of saved MODELs on OUT's held-out split (the same
+   split and loss as `fit`), so that models fit on other rows compare on the same rows.
+4. Play: `python analysis/read_the_play.py strength X Y N SEEDS cards=MODEL lam=L` weighs the
    chains' worlds by the model's probabilities to the power L.
 
 Run:
     python analysis/train_card_belief.py rows OUT [--hands 2000] [--bot search:k=32]
                                                   [--every 8] [--seed 2190] [--workers 2]
     python analysis/train_card_belief.py fit OUT MODEL [--hidden 32] [--epochs 6] [--seed 1]
+    python analysis/train_card_belief.py score OUT MODEL [MODEL...]
 """
 
 from __future__ import annotations
@@ -127,9 +130,30 @@ def uniform_bits(d: dict, mask: np.ndarray) -> float:
     return float(-(at * lp).sum() / at.sum() / np.log(2))
 
 
+def held_out(d: dict) -> np.ndarray:
+    """The rows `fit` holds out: one batch file in five."""
+    return d["batch"] % 5 == 4
+
+
+def score(out: str, models: list[str]) -> dict:
+    """Held-out bits per free copy of each saved model (and of uniform worlds) on OUT's split."""
+    d = load(out)
+    held = held_out(d)
+    ok, at = d["ok"][held].astype(bool), d["at"][held].astype(np.float32)
+    got = {"uniform worlds": uniform_bits(d, held)}
+    for m in models:
+        with np.load(m) as z:
+            xs = ((d["x"][held] - z["mu"]) / z["sd"]).astype(np.float32)
+            got[m] = loss_bits({k: z[k] for k in ("w1", "b1", "w2")}, xs, ok, at)
+    print(f"{int(held.sum()):,} held-out rows of {out}: bits per free copy (lower: sharper)")
+    for name, bits in got.items():
+        print(f"  {name}: {bits:.4f}")
+    return got
+
+
 def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) -> dict:
     d = load(out)
-    held = d["batch"] % 5 == 4
+    held = held_out(d)
     tr = ~held
     x = d["x"]
     mu = x[tr].reshape(-1, x.shape[2]).mean(0)
@@ -292,6 +316,9 @@ def main(argv=None) -> None:
     f.add_argument("--epochs", type=int, default=6)
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--lr", type=float, default=3e-3)
+    c = sub.add_parser("score")
+    c.add_argument("out")
+    c.add_argument("models", nargs="+")
     h = sub.add_parser("sharp")
     h.add_argument("model", nargs="?")
     h.add_argument("--hands", type=int, default=20)
@@ -305,6 +332,8 @@ def main(argv=None) -> None:
         sharp(a.model, a.hands, a.bot, a.every, a.seed, a.worlds, a.lam)
     elif a.what == "rows":
         rows(a.out, a.hands, a.bot, a.every, a.seed, a.workers)
+    elif a.what == "score":
+        score(a.out, a.models)
     else:
         fit(a.out, a.model, a.hidden, a.epochs, a.seed, a.lr)
 

@@ -110,6 +110,10 @@ def test_a_fit_reads_the_record_better_than_uniform_worlds(tmp_path):
     f = tc.fit(str(rows), str(tmp_path / "cards.npz"), 8, 2, 1, 3e-3)
     # expert-v3's play says where its cards lie: fewer bits per free copy than uniform worlds
     assert f["model"] < f["uniform"] - 0.05
+    # `score` reads the saved model on the same held-out rows as fit did
+    got = tc.score(str(rows), [str(tmp_path / "cards.npz")])
+    assert got[str(tmp_path / "cards.npz")] == pytest.approx(f["model"], abs=1e-4)
+    assert got["uniform worlds"] == pytest.approx(f["uniform"])
     was = _card_belief._tune()
     try:
         tc.set_cards(str(tmp_path / "cards.npz"), 0.5)
