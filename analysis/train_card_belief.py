@@ -26,6 +26,9 @@ Run:
                                                   [--every 8] [--seed 2190] [--workers 2]
     python analysis/train_card_belief.py fit OUT MODEL [--hidden 32] [--epochs 6] [--seed 1]
     python analysis/train_card_belief.py score OUT MODEL [MODEL...]
+    python analysis/train_card_belief.py sharp [MODEL] [--hands 20] [--bot search:k=32]
+        [--every 8] [--seed 2195] [--worlds 100] [--lam 0.5 1] [--steps 20] [--burn 400]
+        [--chain INFER KITTY LAM]...
 """
 
 from __future__ import annotations
@@ -226,13 +229,25 @@ def set_cards(model: str, lam: float) -> None:
 
 
 def sharp(
-    model: str | None, hands: int, bot: str, every: int, seed: int, worlds: int, lams: list[float]
+    model: str | None,
+    hands: int,
+    bot: str,
+    every: int,
+    seed: int,
+    worlds: int,
+    lams: list[float],
+    steps: int = 20,
+    burn: int = 400,
+    chains: list[tuple[int, int, float]] = (),
 ) -> dict:
     """How sharp each reading of the record is: held-out bits per free copy of the real deal
     (lower is sharper) under uniform consistent worlds (the chain at odds 1), the chain search-v3
     runs for target (c) (infer=10, kitty=5, belief=1), the same weighing its worlds by the
     per-card belief of MODEL to the power lam, and that belief alone; at one decision in EVERY
-    of BOT's play, from the seat to act, WORLDS worlds of each chain (20 swaps apart after 400)."""
+    of BOT's play, from the seat to act, WORLDS worlds of each chain (STEPS swaps apart after
+    BURN: the race's 20 and 400 by default). CHAINS adds chains of (c) with other (infer,
+    kitty, lam). Each chain's seed depends on the decision alone, so a setting's figure does not
+    depend on which others run beside it."""
     from fastsheng._card_belief import NPLACE_
 
     from fastsheng.engine.game import Game
@@ -250,6 +265,10 @@ def sharp(
             (f"the chain of (c) with the cards, lam={lam:g}", 10, 5, 1, lam, 3) for lam in lams
         ]
         settings += [(f"a chain of the cards alone, lam={lam:g}", 10, 0, 0, lam, 0) for lam in lams]
+        settings += [
+            (f"the chain of (c) at infer={i}, kitty={k}, lam={lam:g}", i, k, 1, lam, 3)
+            for i, k, lam in chains
+        ]
     bits = {name: [0.0, 0] for name, *_ in settings}
     kinds_was = _infer._tune()["kinds"]
     if model:
@@ -272,7 +291,7 @@ def sharp(
                     _infer._tune(kinds=kinds)
                     odds_infer = infer if infer else 0
                     cnt = g._core.chain_marginals(
-                        seat, odds_infer, kitty, belief, worlds, 20, 400, [seed, point]
+                        seat, odds_infer, kitty, belief, worlds, steps, burn, [seed, point]
                     )
                     c = np.frombuffer(cnt, np.int32).reshape(5, 54)[place].T.astype(float)
                     q = np.where(ok, c + 0.5, 0)
@@ -292,7 +311,8 @@ def sharp(
     out = {name: b / max(1, n) for name, (b, n) in bits.items()}
     print(
         f"{bot} at every seat, {hands} hands (seed {seed}), {point} decisions, {worlds} worlds "
-        "each: bits per free copy of the real deal (lower: sharper)"
+        f"each ({steps} swaps apart after {burn}): bits per free copy of the real deal "
+        "(lower: sharper)"
     )
     for name, b in out.items():
         print(f"  {name}: {b:.4f}")
@@ -327,9 +347,15 @@ def main(argv=None) -> None:
     h.add_argument("--seed", type=int, default=2195)
     h.add_argument("--worlds", type=int, default=100)
     h.add_argument("--lam", type=float, nargs="*", default=[0.5, 1.0])
+    h.add_argument("--steps", type=int, default=20)
+    h.add_argument("--burn", type=int, default=400)
+    h.add_argument(
+        "--chain", nargs=3, action="append", default=[], metavar=("INFER", "KITTY", "LAM")
+    )
     a = ap.parse_args(argv)
     if a.what == "sharp":
-        sharp(a.model, a.hands, a.bot, a.every, a.seed, a.worlds, a.lam)
+        chains = [(int(i), int(k), float(lam)) for i, k, lam in a.chain]
+        sharp(a.model, a.hands, a.bot, a.every, a.seed, a.worlds, a.lam, a.steps, a.burn, chains)
     elif a.what == "rows":
         rows(a.out, a.hands, a.bot, a.every, a.seed, a.workers)
     elif a.what == "score":
