@@ -9,8 +9,20 @@ from setuptools import Extension, setup
 
 # Modules of the core, one concept each (see docs/design.md).
 CORE_MODULES = [
-    "_core", "_declare", "_bots", "_game", "_worlds", "_state", "_search", "_features",
-    "_labels", "_learned", "_card_belief", "_infer", "_guided_search", "_bury_search",
+    "_core",
+    "_declare",
+    "_bots",
+    "_game",
+    "_worlds",
+    "_state",
+    "_search",
+    "_features",
+    "_labels",
+    "_learned",
+    "_card_belief",
+    "_infer",
+    "_guided_search",
+    "_bury_search",
     "_call_search",
 ]
 
