@@ -310,6 +310,36 @@ def test_the_gate_plays_as_the_screening_knob():
     assert gated == knob != digest("standard", lineup)
 
 
+def test_chains_names():
+    # a race's chains: spelled out only when 4, bit 30 of the worlds word (0 there: one chain),
+    # above cards' two bits; they are infer's
+    assert "chains" not in resolve_bot("search-v3:infer=10,chains=1")
+    name = resolve_bot("search-v3:k=4096,infer=10,kitty=5,belief=1,cards=1,gate=5,chains=4")
+    assert name.endswith(",cards=1,gate=5,chains=4")
+    _, k, _ = bot_spec(name)
+    assert k & 0x1FFF == 4096 and (k >> 13) & 7 == 5 and (k >> 28) & 3 == 1 and k >> 30 == 1
+    assert bot_spec(resolve_bot("search-v3:infer=10,cards=1"))[1] >> 30 == 0
+    for bad in ("0", "2", "3", "8", "x"):
+        with pytest.raises(ValueError, match="chains must be 1 or 4"):
+            resolve_bot(f"search-v3:infer=10,chains={bad}")
+    with pytest.raises(ValueError, match="set infer"):
+        resolve_bot("search-v3:chains=4")
+
+
+def test_four_chains_play_as_the_screening_knob():
+    """chains=4 plays the hands the screening knob chains=4 played with the same name
+    (docs/bots.md, "Four chains"), and other hands than one chain."""
+    name = "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1"
+    lineup = (name, "expert", name, "basic")
+    was = _guided_search._tune(chains=4)
+    try:
+        knob = digest("standard", lineup)
+    finally:
+        _guided_search._tune(**was)
+    four = digest("standard", (name + ",chains=4", "expert", name + ",chains=4", "basic"))
+    assert four == knob != digest("standard", lineup)
+
+
 def test_a_shipped_card_belief_is_checked():
     path = Path(_infer.__file__).parent / "models" / "card-belief-v1.npz"
     with pytest.raises(ValueError, match="SHA-256"):
@@ -364,6 +394,9 @@ INFER_DIGESTS = {
     ("search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1,gate=5", "standard"): (
         "76e582b9a02e2942f9c8fd44a4ebf0449c3fdc3333334732097b2d9c3ac0d31c"
     ),
+    ("search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1,chains=4", "standard"): (
+        "0eb5c41e4a2546ba018f8977ffc8edebf674a611a0bbc1fde6e2f55acd459017"
+    ),
 }
 
 
@@ -382,6 +415,7 @@ def test_infer_plays_as_frozen(name, preset):
         "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1",
         "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1",
         "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1,gate=5",
+        "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1,chains=4",
     ],
 )
 @pytest.mark.parametrize("hand_id", [0, 1])

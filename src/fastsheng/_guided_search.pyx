@@ -37,8 +37,8 @@ from fastsheng._game cimport batch_t, game_t, hand_row_t, search_fn, set_search_
 from fastsheng._infer cimport chain_run, chain_start, chain_t
 from fastsheng._learned cimport model_margin, predict_gains
 from fastsheng._search cimport (
-    BELIEF_SHIFT, CARDS_SHIFT, GATE_SHIFT, INFER_SHIFT, K_MASK, KITTY_SHIFT, MAX_CANDS, candidates,
-    outcome, playout, scratch_batch, search_any,
+    BELIEF_SHIFT, CARDS_SHIFT, CHAINS_SHIFT, GATE_SHIFT, INFER_SHIFT, K_MASK, KITTY_SHIFT,
+    MAX_CANDS, candidates, outcome, playout, scratch_batch, search_any,
 )
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
@@ -189,10 +189,10 @@ cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds, int kitt
 
 
 cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odds,
-              int kitty, int belief, int cards, double z) noexcept nogil:
+              int kitty, int belief, int cards, double z, int nchains) noexcept nogil:
     """The index of the challenger that wins the race against cands[0], or 0. odds > 0: the
-    worlds come from the inference chain (fastsheng._infer) with these odds per misfit; z: the
-    gate, the winner's mean gain above z standard errors."""
+    worlds come in turn from `nchains` inference chains (fastsheng._infer) with these odds per
+    misfit; z: the gate, the winner's mean gain above z standard errors."""
     global NSTEP, NACC
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
@@ -206,7 +206,7 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
     cdef chain_t* chs[MAX_CHAINS]
     cdef int c, nch = 0
     if odds > 0:
-        for c in range(NCHAINS):
+        for c in range(nchains):
             chs[nch] = open_chain(g, seat, maker, odds, kitty, belief, cards)
             if chs[nch] != NULL:
                 nch += 1
@@ -306,7 +306,9 @@ cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
                 (g.b.search_k[seat] >> KITTY_SHIFT) & 15,
                 (g.b.search_k[seat] >> BELIEF_SHIFT) & 1,
                 (g.b.search_k[seat] >> CARDS_SHIFT) & 3,
-                gate / 10.0 if gate else Z)
+                gate / 10.0 if gate else Z,
+                # the name's four chains; unset, one (NCHAINS, a screening knob)
+                4 if (g.b.search_k[seat] >> CHAINS_SHIFT) & 1 else NCHAINS)
     NDEV += best != 0
     return cands[best]
 

@@ -24,6 +24,8 @@ cdef enum:
     # and its `cards` (1: the chain also weighs its worlds by the shipped per-card belief,
     # fastsheng._card_belief; 0: off) above that, two bits
     CARDS_SHIFT = 28
+    # and its `chains` (1: a race's worlds from 4 independent chains in turn; 0: one) in bit 30
+    CHAINS_SHIFT = 30
     K_MASK = (1 << 13) - 1
 
 # The base bot's own play first (t.bots[seat]), basic-v1's second, then distinct legal plays

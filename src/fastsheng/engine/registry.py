@@ -92,6 +92,7 @@ GUIDED_DEFAULTS = {
     "belief": 0,
     "cards": 0,
     "gate": 10,
+    "chains": 1,
 }
 # `call` = 1: the calls searched too (fastsheng._call_search, docs/bots.md "search-v3: the
 # calls"), flagged by the sign bit of the candidates word (CALL_FLAG). It came after search-v3's
@@ -119,8 +120,21 @@ GUIDED_DEFAULTS = {
 # course to (docs/bots.md "The race's gate"); 1..7, or the published 10. It rides in bits 13-15
 # of the worlds word (GATE_SHIFT; 0 there: 10) and is spelled out only when not 10. The burial's
 # and calls' searches keep their own gates
+# `chains` = 4: a race's worlds come in turn from 4 independent chains, each burnt in, not from
+# one (docs/bots.md "Four chains"): a chain's consecutive worlds are 20 swaps apart and much
+# alike, so the race's first rounds (4, 8 worlds), where most challengers are dropped, saw one
+# region of the worlds. 1 or 4; it needs infer, rides in bit 30 of the worlds word (CHAINS_SHIFT;
+# 0 there: 1) and is spelled out only when 4
 LATER_PARAMS = {
-    "search-v3": {"call": 0, "infer": 0, "kitty": 0, "belief": 0, "cards": 0, "gate": 10}
+    "search-v3": {
+        "call": 0,
+        "infer": 0,
+        "kitty": 0,
+        "belief": 0,
+        "cards": 0,
+        "gate": 10,
+        "chains": 1,
+    }
 }
 GATE_SHIFT = 13  # fastsheng._search.GATE_SHIFT
 GATE_DEFAULT = 10
@@ -129,6 +143,8 @@ INFER_SHIFT = 16  # fastsheng._search.INFER_SHIFT
 KITTY_SHIFT = 23  # fastsheng._search.KITTY_SHIFT
 BELIEF_SHIFT = 27  # fastsheng._search.BELIEF_SHIFT
 CARDS_SHIFT = 28  # fastsheng._search.CARDS_SHIFT
+CHAINS_SHIFT = 30  # fastsheng._search.CHAINS_SHIFT
+CHAINS_VALUES = ("1", "4")  # 1 bit: 0 one chain, 1 four
 # the learned beliefs (fastsheng._infer.load_belief): `belief` value -> its model in
 # fastsheng/models/ and the file's SHA-256 (analysis/train_belief.py; a retrained one is a new
 # value, never a new file here)
@@ -159,6 +175,7 @@ GUIDED_BOUNDS = {
     "belief": (0, 1),
     "cards": (0, 1),
     "gate": (1, 10),
+    "chains": (1, 4),
 }
 # where each of search-v3's parameters rides in the C search's candidates word (bits 0-7 the
 # candidates, 8-11 the version, 12 reserved): field -> (shift, width); fastsheng._guided_search
@@ -330,6 +347,8 @@ def _resolve_search(name: str, key: str) -> str:
         value = str(params[field])
         if field == "gate" and value not in GATE_VALUES:
             raise ValueError(f"bot {name!r}: gate must be 1..7 or 10 (tenths of a standard error)")
+        if field == "chains" and value not in CHAINS_VALUES:
+            raise ValueError(f"bot {name!r}: chains must be 1 or 4 (a race's inference chains)")
         if not value.isdigit() or not lo <= int(value) <= hi:
             raise ValueError(f"bot {name!r}: {field} must be an integer in {lo}..{hi}")
         params[field] = int(value)
@@ -343,6 +362,8 @@ def _resolve_search(name: str, key: str) -> str:
         raise ValueError(f"bot {name!r}: belief reads the play through infer's chain: set infer")
     if params.get("cards") and not params.get("infer"):
         raise ValueError(f"bot {name!r}: cards weighs the worlds of infer's chain: set infer")
+    if params.get("chains", 1) != 1 and not params.get("infer"):
+        raise ValueError(f"bot {name!r}: chains are infer's: set infer")
     later = LATER_PARAMS.get(fam, {})
     return f"{fam}:" + ",".join(
         f"{field}={params[field]}"
@@ -377,6 +398,7 @@ def bot_spec(resolved: str) -> tuple[int, int, int]:
             | int(fields.get("belief", 0)) << BELIEF_SHIFT
             | int(fields.get("cards", 0)) << CARDS_SHIFT
             | int(fields.get("gate", GATE_DEFAULT)) % GATE_DEFAULT << GATE_SHIFT
+            | (fields.get("chains", "1") == "4") << CHAINS_SHIFT
         )
         if int(fields.get("belief", 0)):
             _load_belief(int(fields["belief"]))
