@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -144,22 +145,28 @@ def test_the_chain_s_worlds_hold_every_free_copy_once():
         assert not (cnt * (1 - ok)).any()
 
 
-def test_sharp_s_extra_chains_read_as_the_chain_of_c(capsys):
+def sharp_figures(*args: str) -> tuple[str, dict]:
+    """`train_card_belief.py sharp` in a process of its own (it loads the shipped beliefs into
+    the C core, state this process's later tests must not inherit): its header and figures."""
+    model = str(Path(_card_belief.__file__).parent / "models" / "card-belief-v1.npz")
+    cmd = [sys.executable, str(ANALYSIS / "train_card_belief.py"), "sharp", model]
+    cmd += ["--hands", "1", "--bot", "expert", "--every", "6", "--seed", "5", "--worlds", "6"]
+    out = subprocess.run(cmd + ["--lam", "0.5", *args], capture_output=True, text=True, check=True)
+    lines = out.stdout.splitlines()
+    return lines[0], {k.strip(): float(v) for k, v in (x.rsplit(":", 1) for x in lines[1:])}
+
+
+def test_sharp_s_extra_chains_read_as_the_chain_of_c():
     # `sharp --chain` compares other settings of (c)'s chain (docs/bots.md, "How sharp each
     # reading is, at equal noise"): a chain's seed depends on the decision alone, so the
     # chain of (c) asked again as an extra setting must read exactly as the named one, and
     # --steps/--burn reach every chain (a figure that moves with them)
-    tc = script("train_card_belief")
-    model = str(Path(_card_belief.__file__).parent / "models" / "card-belief-v1.npz")
-    kw = dict(hands=1, bot="expert", every=6, seed=5, worlds=6, lams=[0.5])
-    a = tc.sharp(model, steps=5, burn=20, chains=[(10, 5, 0.5), (7, 3, 0.5)], **kw)
-    assert a["the chain of (c) at infer=10, kitty=5, lam=0.5"] == pytest.approx(
-        a["the chain of (c) with the cards, lam=0.5"]
+    _, a = sharp_figures(
+        "--steps", "5", "--burn", "20", "--chain", "10", "5", "0.5", "--chain", "7", "3", "0.5"
     )
+    named = a["the chain of (c) with the cards, lam=0.5"]
+    assert a["the chain of (c) at infer=10, kitty=5, lam=0.5"] == named
     assert a["the chain of (c) at infer=7, kitty=3, lam=0.5"] > 0
-    b = tc.sharp(model, steps=7, burn=20, **kw)
-    assert (
-        b["the chain of (c) with the cards, lam=0.5"]
-        != a["the chain of (c) with the cards, lam=0.5"]
-    )
-    assert "(7 swaps apart after 20)" in capsys.readouterr().out
+    head, b = sharp_figures("--steps", "7", "--burn", "20")
+    assert b["the chain of (c) with the cards, lam=0.5"] != named
+    assert "(7 swaps apart after 20)" in head
