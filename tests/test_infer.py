@@ -296,18 +296,20 @@ def test_gate_names():
             resolve_bot(f"search-v3:gate={bad}")
 
 
-def test_the_gate_plays_as_the_screening_knob():
+@pytest.mark.parametrize("knob, suffix", [(dict(z=0.5), ",gate=5"), (dict(chains=4), ",chains=4")])
+def test_a_name_parameter_plays_as_its_screening_knob(knob, suffix):
     """gate=5 plays the hands the screening knob z=0.5 played with the same name (docs/bots.md,
-    "The race's gate"), and other hands than the published gate."""
+    "The race's gate"), chains=4 those of the knob chains=4 ("Four chains"); each other hands
+    than the published name."""
     name = "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1"
     lineup = (name, "expert", name, "basic")
-    was = _guided_search._tune(z=0.5)
+    was = _guided_search._tune(**knob)
     try:
-        knob = digest("standard", lineup)
+        by_knob = digest("standard", lineup)
     finally:
         _guided_search._tune(**was)
-    gated = digest("standard", (name + ",gate=5", "expert", name + ",gate=5", "basic"))
-    assert gated == knob != digest("standard", lineup)
+    named = digest("standard", (name + suffix, "expert", name + suffix, "basic"))
+    assert named == by_knob != digest("standard", lineup)
 
 
 def test_chains_names():
@@ -324,20 +326,6 @@ def test_chains_names():
             resolve_bot(f"search-v3:infer=10,chains={bad}")
     with pytest.raises(ValueError, match="set infer"):
         resolve_bot("search-v3:chains=4")
-
-
-def test_four_chains_play_as_the_screening_knob():
-    """chains=4 plays the hands the screening knob chains=4 played with the same name
-    (docs/bots.md, "Four chains"), and other hands than one chain."""
-    name = "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1"
-    lineup = (name, "expert", name, "basic")
-    was = _guided_search._tune(chains=4)
-    try:
-        knob = digest("standard", lineup)
-    finally:
-        _guided_search._tune(**was)
-    four = digest("standard", (name + ",chains=4", "expert", name + ",chains=4", "basic"))
-    assert four == knob != digest("standard", lineup)
 
 
 def test_a_shipped_card_belief_is_checked():

@@ -127,13 +127,8 @@ GUIDED_DEFAULTS = {
 # 0 there: 1) and is spelled out only when 4
 LATER_PARAMS = {
     "search-v3": {
-        "call": 0,
-        "infer": 0,
-        "kitty": 0,
-        "belief": 0,
-        "cards": 0,
-        "gate": 10,
-        "chains": 1,
+        f: GUIDED_DEFAULTS[f]
+        for f in ("call", "infer", "kitty", "belief", "cards", "gate", "chains")
     }
 }
 GATE_SHIFT = 13  # fastsheng._search.GATE_SHIFT
