@@ -43,12 +43,19 @@ DEALS = {
     "search:k=32": (1_000, 16),
     "search:k=128": (300, 8),
     "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1": (1_000, 12),
+    "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1,chains=4": (
+        1_000,
+        12,
+    ),
 }
 # long names shortened on the plot
 SHORT = {
     "search-v3:k=1024,close=31,early=0,top=7,bury=1": "search-v3:k=1024,...,bury=1",
     "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1": (
         "search-v3:k=1024,...,cards=1"
+    ),
+    "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1,chains=4": (
+        "search-v3:k=1024,...,chains=4"
     ),
 }
 BASELINE = "expert-v1"

@@ -4,10 +4,11 @@ Question: the figures users come for (dealer side wins, the defenders' total and
 kitty capture and the hands it decides, failed throws, defenders' early trump leads, and the
 balance between `standard` and `super`) move with the strength of the bots. Along the axis
 expert-v1 < expert-v2 < expert-v3 < expert-v4 < search:k=8 < search-v3 < search:k=32 < STRONG
-<= search:k=128 < STRONGEST (STRONG: search-v3's target-(b) setting with the calls searched too,
-the one bot of the axis whose burial and calls are searched; STRONGEST: target (c)'s name, the
-largest race reading play, burial and cards), how far does each figure move, and has it stopped
-moving by the strongest bot?
+<= search:k=128 < ONE_CHAIN < STRONGEST (STRONG: search-v3's target-(b) setting with the calls
+searched too, the one bot of the axis whose burial and calls are searched; ONE_CHAIN: the largest
+race reading play, burial and cards, target (c)'s first name; STRONGEST: the same race with its
+worlds from four chains), how far does each figure move, and has it stopped moving by the
+strongest bot?
 
 Method: every bot plays all four seats on the same deals (one seed, one batch size, random
 levels: hand i is dealt the same cards in every run, whatever the bots or rules). The search
@@ -46,11 +47,18 @@ BATCH = 50  # small batches: an unfinished search run still gives its first deal
 # too: the one bot of the axis whose burial and calls are searched; head to head a little below
 # search:k=128 (search-v3's largest settings tie it or trail it within noise), so it comes before
 STRONG = "search-v3:k=1024,close=31,early=0,top=7,bury=1,call=1"
-# target (c)'s name (about +0.05 over search:k=128 head to head, docs/bots.md "A per-card
-# belief"): the strongest bot, so the last of the axis
-STRONGEST = "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1"
+# the largest race reading the play, the burial and each card (+0.046 over search:k=128 over
+# 22 seeds, docs/bots.md "A per-card belief"): target (c)'s first name
+ONE_CHAIN = "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1"
+# the same race with its worlds from four chains (+0.060 over search:k=128 on eight seeds,
+# +0.021 a seed over ONE_CHAIN, docs/bots.md "Four chains"): the strongest, so the last
+STRONGEST = ONE_CHAIN + ",chains=4"
 # how the tables and the plot name a bot whose name is too long for a column
-SHORT = {STRONG: "search-v3 (b)+calls", STRONGEST: "search-v3 (c)"}
+SHORT = {
+    STRONG: "search-v3 (b)+calls",
+    ONE_CHAIN: "search-v3 (c)",
+    STRONGEST: "search-v3 (c) 4 chains",
+}
 
 
 def label(bot: str) -> str:
@@ -67,6 +75,7 @@ AXIS = (
     "search:k=32",
     STRONG,
     "search:k=128",
+    ONE_CHAIN,
     STRONGEST,
 )
 # deals per bot (the first ones): sized to the shared 2-core machine (see docs/analysis.md)
@@ -80,6 +89,7 @@ DEALS = {
     "search:k=32": 400,
     "search:k=128": 300,
     STRONG: 300,
+    ONE_CHAIN: 300,
     STRONGEST: 300,
 }
 # the balance needs each bot once more under `super`: fewer deals for the slowest
