@@ -9,6 +9,7 @@ a Markdown table and drawn to ``docs/frontier.png``: hands/s on a log scale agai
 per hand, with the intervals as error bars.
 
     python analysis/frontier.py [SCALE] [SEED] [BOT...]
+    python analysis/frontier.py show     (the stored points' table and plot, nothing measured)
 
 SCALE multiplies every bot's number of deals (default 1.0: about 10 minutes of CPU; 0.1 for a
 quick look). SEED defaults to 2030 (a seed the bots' labels and margins never saw). Every point
@@ -58,6 +59,10 @@ SHORT = {
         "search-v3:k=1024,...,chains=4"
     ),
 }
+# labels moved off their neighbour's (points offset, from the point)
+OFFSET = {
+    "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1,chains=4": (6, -14),
+}
 BASELINE = "expert-v1"
 OUT = Path(__file__).resolve().parents[1] / "docs" / "frontier.png"
 POINTS = OUT.with_suffix(".json")
@@ -86,7 +91,7 @@ def plot(points: list[dict], path: Path) -> None:
             SHORT.get(p["bot"], p["bot"]),
             (p["hands_per_s"], p["net"]),
             textcoords="offset points",
-            xytext=(6, 4),
+            xytext=OFFSET.get(p["bot"], (6, 4)),
             fontsize=9,
         )
     ax.set_xscale("log")
@@ -100,7 +105,33 @@ def plot(points: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def speed(hands_per_s: float) -> str:
+    # the slowest searches play about one hand a second: two digits, not a rounded 0 or 1
+    return f"{hands_per_s:,.0f}" if hands_per_s >= 10 else f"{hands_per_s:.2g}"
+
+
+def table(points: list[dict]) -> str:
+    rows = [
+        f"| bot | hands/s (one core, four seats) | net levels / hand over {BASELINE} [95%] "
+        "| deals |",
+        "|---|---|---|---|",
+    ]
+    for p in points:
+        rows.append(
+            f"| {p['bot']} | {speed(p['hands_per_s'])} | {p['net']:+.3f} "
+            f"[{p['net_lo']:+.3f}, {p['net_hi']:+.3f}] | {p['deals']:,} |"
+        )
+    return "\n".join(rows)
+
+
 def main(argv: list[str]) -> None:
+    if argv[1:] == ["show"]:
+        # the stored points only: print the table and draw the plot again, measuring nothing
+        points = json.loads(POINTS.read_text())
+        print(table(points))
+        plot(points, OUT)
+        print(f"\nwrote {OUT}")
+        return
     scale = float(argv[1]) if len(argv) > 1 else 1.0
     seed = int(argv[2]) if len(argv) > 2 else 2030
     only = argv[3:]
@@ -115,22 +146,14 @@ def main(argv: list[str]) -> None:
         p = measure(bot, max(2, round(deals * scale)), max(4, round(timed * scale)), seed, scale)
         kept[bot] = p
         print(
-            f"{bot}: {p['hands_per_s']:,.1f} hands/s, {p['net']:+.3f} "
+            f"{bot}: {speed(p['hands_per_s'])} hands/s, {p['net']:+.3f} "
             f"[{p['net_lo']:+.3f}, {p['net_hi']:+.3f}] over {p['deals']:,} deals",
             flush=True,
         )
     points = [kept[b] for b in DEALS if b in kept]
     POINTS.write_text(json.dumps(points, indent=1) + "\n")
-    print(
-        f"\n| bot | hands/s (one core, four seats) | net levels / hand over {BASELINE} [95%] "
-        "| deals |"
-    )
-    print("|---|---|---|---|")
-    for p in points:
-        print(
-            f"| {p['bot']} | {p['hands_per_s']:,.0f} | {p['net']:+.3f} "
-            f"[{p['net_lo']:+.3f}, {p['net_hi']:+.3f}] | {p['deals']:,} |"
-        )
+    print()
+    print(table(points))
     plot(points, OUT)
     print(f"\nwrote {OUT} and {POINTS}")
 
