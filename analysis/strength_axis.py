@@ -47,11 +47,12 @@ BATCH = 50  # small batches: an unfinished search run still gives its first deal
 # too: the one bot of the axis whose burial and calls are searched; head to head a little below
 # search:k=128 (search-v3's largest settings tie it or trail it within noise), so it comes before
 STRONG = "search-v3:k=1024,close=31,early=0,top=7,bury=1,call=1"
-# the largest race reading the play, the burial and each card (+0.046 over search:k=128 over
-# 22 seeds, docs/bots.md "A per-card belief"): target (c)'s first name
+# the largest race reading the play, the burial and each card (+0.045 over search:k=128 over
+# 24 seeds, docs/bots.md "A per-card belief"): target (c)'s first name
 ONE_CHAIN = "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1"
 # the same race with its worlds from four chains (+0.060 over search:k=128 on eight seeds,
-# +0.021 a seed over ONE_CHAIN, docs/bots.md "Four chains"): the strongest, so the last
+# +0.023 a seed over ONE_CHAIN on the same eight seeds, docs/bots.md "Four chains"): the
+# strongest, so the last
 STRONGEST = ONE_CHAIN + ",chains=4"
 # how the tables and the plot name a bot whose name is too long for a column
 SHORT = {
