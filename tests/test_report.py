@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -482,6 +483,27 @@ def test_compare_command_writes_output(runs, tmp_path, capsys):
     assert (out / "index.html").is_file() and (out / "headline.csv").is_file()
     with pytest.raises(ValueError):
         report.compare_command([runs["a"]], out=out)
+
+
+def test_compare_of_two_line_ups_names_each_bot_once_and_draws_long_names(tmp_path):
+    """A search's resolved name holds commas and runs past 90 characters: the title says each
+    line-up as the footer does (a comma-joined line-up of four such names cannot be read back),
+    and the figures keep their axes (a legend that long once squeezed them to nothing, with a
+    matplotlib warning on the user's console)."""
+    long = "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1,chains=4"
+    std = get_rules("standard")
+    a, b = tmp_path / "a", tmp_path / "b"
+    for path, bot in ((a, "basic"), (b, long)):
+        spec = RunSpec(rules=std, bots=(bot,) * 4, seed=1, n=1000, batch_size=500)
+        run(spec, str(path), workers=0, batch_fn=fake_batch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rep = report.compare_command([a, b], out=tmp_path / "cmp", quiet=True)
+    resolved = json.loads((b / "run.json").read_text())["bots"][0]
+    assert rep.title == (
+        f"fastsheng compare: A = basic-v1 at all four seats vs B = {resolved} at all four seats"
+    )
+    assert "points_hist" in {f.name for f in rep.figures}
 
 
 def test_compare_command_simulates_both_variants(tmp_path):

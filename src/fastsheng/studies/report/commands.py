@@ -10,7 +10,7 @@ from typing import Any
 
 from fastsheng.sim.runner import default_batch_size, lineup_label, lineup_names
 from fastsheng.studies.report.compare import compute_compare, team_view
-from fastsheng.studies.report.model import Report
+from fastsheng.studies.report.model import Report, lineup_text
 from fastsheng.studies.report.render import print_headline, print_table, write_report
 from fastsheng.studies.report.runs import Run, load_run
 from fastsheng.studies.report.single import compute_report
@@ -181,7 +181,9 @@ def _short_label(a: Run, b: Run) -> tuple[str, str]:
         if ma.get("bots") == mb.get("bots"):
             return str(ma.get("rules_name")), str(mb.get("rules_name"))
     if ma.get("bots") != mb.get("bots") and ma.get("rules") == mb.get("rules"):
-        return ",".join(ma.get("bots", [])), ",".join(mb.get("bots", []))
+        # said as the footer says them: a search name holds commas, so a comma-joined line-up
+        # of four such names cannot be read back
+        return lineup_text(ma.get("bots")), lineup_text(mb.get("bots"))
     return Path(a.path).name, Path(b.path).name
 
 

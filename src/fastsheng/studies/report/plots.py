@@ -64,7 +64,10 @@ def points_hist_figure(groups: dict[str, np.ndarray], xlabel: str, title: str):
     edges = np.arange(math.floor(lo / BIN) * BIN - BIN / 2, math.ceil(hi / BIN) * BIN + BIN, BIN)
     for label, x in groups.items():
         if x.size:
-            ax.stairs(hist_shares(x, edges), edges, linewidth=1.6, label=f"{label} (n={x.size:,})")
+            # a search's name runs past 90 characters: wrapped, so the legend cannot squeeze
+            # the axes to nothing
+            name = textwrap.fill(f"{label} (n={x.size:,})", 70, break_on_hyphens=False)
+            ax.stairs(hist_shares(x, edges), edges, linewidth=1.6, label=name)
     ax.axvline(80, color="grey", linestyle="--", linewidth=1)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(f"share of hands in each {BIN}-point bin (sums to 1)")

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from fastsheng.studies.report.columns import HAND_COLUMNS, pick_column
+from fastsheng.studies.report.model import lineup_text
 
 __all__ = ["Run", "load_run"]
 
@@ -29,7 +30,7 @@ class Run:
     @property
     def label(self) -> str:
         m = self.manifest
-        return f"{m.get('rules_name', '?')} / {','.join(m.get('bots', []) or ['?'])}"
+        return f"{m.get('rules_name', '?')} / {lineup_text(m.get('bots'))}"
 
     @property
     def rules(self) -> Any:
