@@ -32,6 +32,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import fastsheng as fs  # noqa: E402
 from fastsheng.engine.hands import profile_batch  # noqa: E402
 
+# target (c)'s first name and the strongest bot, the same race with its worlds from four chains
+ONE_CHAIN = "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1"
+FOUR_CHAINS = ONE_CHAIN + ",chains=4"
 # bot -> (paired deals for its strength, hands timed for its speed): the search settings cost
 # 20 ms to 350 ms a hand, the heuristic and learned bots well under 1 ms
 DEALS = {
@@ -43,26 +46,17 @@ DEALS = {
     "search-v3:k=1024,close=31,early=0,top=7,bury=1": (1_000, 12),
     "search:k=32": (1_000, 16),
     "search:k=128": (300, 8),
-    "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1": (1_000, 12),
-    "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1,chains=4": (
-        1_000,
-        12,
-    ),
+    ONE_CHAIN: (1_000, 12),
+    FOUR_CHAINS: (1_000, 12),
 }
 # long names shortened on the plot
 SHORT = {
     "search-v3:k=1024,close=31,early=0,top=7,bury=1": "search-v3:k=1024,...,bury=1",
-    "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1": (
-        "search-v3:k=1024,...,cards=1"
-    ),
-    "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1,chains=4": (
-        "search-v3:k=1024,...,chains=4"
-    ),
+    ONE_CHAIN: "search-v3:k=1024,...,cards=1",
+    FOUR_CHAINS: "search-v3:k=1024,...,chains=4",
 }
 # labels moved off their neighbour's (points offset, from the point)
-OFFSET = {
-    "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1,chains=4": (6, -14),
-}
+OFFSET = {FOUR_CHAINS: (6, -14)}
 BASELINE = "expert-v1"
 OUT = Path(__file__).resolve().parents[1] / "docs" / "frontier.png"
 POINTS = OUT.with_suffix(".json")
@@ -70,11 +64,11 @@ POINTS = OUT.with_suffix(".json")
 
 def measure(bot: str, deals: int, timed: int, seed: int, scale: float) -> dict:
     """One point of the frontier: speed (all four seats) and strength over the baseline."""
-    speed = profile_batch("standard", bot, seed, timed, level="random")["hands_per_s"]
+    hands_per_s = profile_batch("standard", bot, seed, timed, level="random")["hands_per_s"]
     r = fs.evaluate(bot, deals, opponent=BASELINE, level="random", seed=seed)
     return {
         "bot": bot,
-        "hands_per_s": speed,
+        "hands_per_s": hands_per_s,
         **{k: r[k] for k in ("deals", "net", "net_lo", "net_hi")},
         "timed": timed,
         "scale": scale,

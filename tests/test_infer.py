@@ -8,7 +8,6 @@ contradiction."""
 
 from __future__ import annotations
 
-import os
 import random
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -22,6 +21,7 @@ from fastsheng import _card_belief, _guided_search, _infer
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import simulate_hands
 from fastsheng.engine.registry import BOT_INDEX, bot_spec, resolve_bot
+from fastsheng.sim.local import resolve_workers
 from fastsheng.studies import stats
 from fastsheng.studies.ladder import pair_outcome
 
@@ -426,9 +426,9 @@ def paired_net(x: str, y: str, seeds, n: int):
     two): each is a pure function of its arguments, so the result is the serial one, in about
     half the wall time of these gates, the slow suite's largest tests."""
     jobs = [(seed, bots) for seed in seeds for bots in ((x, y, x, y), (y, x, y, x))]
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     # spawn: a fresh interpreter, nothing of pytest's process (or the beliefs its C core holds)
-    with ProcessPoolExecutor(min(len(jobs), cores or 1), mp_context=get_context("spawn")) as ex:
+    workers = resolve_workers(None, len(jobs))
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as ex:
         futures = [
             ex.submit(simulate_hands, "standard", bots, seed, n, level="random")
             for seed, bots in jobs
