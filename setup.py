@@ -11,19 +11,20 @@ from setuptools import Extension, setup
 CORE_MODULES = [
     "_core",
     "_declare",
-    "_bots",
+    "bots._heuristic",
     "_game",
     "_worlds",
     "_state",
-    "_search",
-    "_features",
-    "_labels",
-    "_learned",
-    "_card_belief",
-    "_infer",
-    "_guided_search",
-    "_bury_search",
-    "_call_search",
+    "bots._search",
+    "bots._features",
+    "bots._labels",
+    "bots._learned",
+    "bots._card_belief",
+    "bots._infer",
+    "bots._guided_search",
+    "bots._bury_search",
+    "bots._call_search",
+    "bots._lineup",
 ]
 
 extra = ["-O3"]
@@ -37,7 +38,7 @@ if os.environ.get("FASTSHENG_NATIVE"):
 extensions = [
     Extension(
         f"fastsheng.{name}",
-        [f"src/fastsheng/{name}.pyx"],
+        [f"src/fastsheng/{name.replace('.', '/')}.pyx"],
         include_dirs=[np.get_include(), "src/fastsheng"],
         extra_compile_args=extra,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],

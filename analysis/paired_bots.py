@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 from fastsheng.engine.hands import simulate_hands
-from fastsheng.engine.registry import resolve_bot
+from fastsheng.bots.names import resolve_bot
 
 
 def team0_net(t) -> tuple[np.ndarray, np.ndarray]:

@@ -67,7 +67,7 @@ SUBSAMPLE = {"search": 50}  # slow bots play n / 50 hands: the first ones, the s
 
 def lineups() -> list[str]:
     """The wanted bots that exist, once per bot that plays differently."""
-    from fastsheng.engine.registry import BOTS
+    from fastsheng.bots.names import BOTS
     from fastsheng.studies.ladder import resolve_bot_name
 
     names = [

@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from fastsheng.engine.hands import play_batch
-from fastsheng.engine.registry import resolve_bot
+from fastsheng.bots.names import resolve_bot
 from fastsheng.studies import stats
 
 OPPONENT = "expert-v3"

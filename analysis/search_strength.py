@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from fastsheng.engine.hands import simulate_hands
-from fastsheng.engine.registry import resolve_bot, split_bots
+from fastsheng.bots.names import resolve_bot, split_bots
 from fastsheng.studies import stats
 from fastsheng.studies.ladder import pair_outcome
 

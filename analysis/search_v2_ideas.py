@@ -9,7 +9,7 @@ with the seats swapped (fastsheng.studies.ladder.pair_outcome gives each deal's 
 hand). Per deal, the variant's net minus search:k=32's on that same deal is the paired difference of
 the table (mean, 95% normal interval over deals); the cost ratio is search:k=32's CPU seconds
 per hand divided by the variant's, both measured in this process. The variants are set with
-fastsheng._search._v2_tune (screening only; the published search-v2 is the first row's
+fastsheng.bots._search._v2_tune (screening only; the published search-v2 is the first row's
 defaults), restored afterwards.
 
 Run: python analysis/search_v2_ideas.py [N] [SEED] [VARIANT ...]
@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from fastsheng import _search
+from fastsheng.bots import _search
 from fastsheng.engine.hands import simulate_hands
 from fastsheng.studies.ladder import pair_outcome
 

@@ -22,8 +22,8 @@ import sys
 from search_cost import chunk_seconds
 from search_strength import paired_seeds
 
-from fastsheng import _guided_search
-from fastsheng.engine.registry import resolve_bot
+from fastsheng.bots import _guided_search
+from fastsheng.bots.names import resolve_bot
 from fastsheng.studies import stats
 
 REFERENCE = "search:k=32"

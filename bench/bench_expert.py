@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from fastsheng.engine.hands import profile_batch
-from fastsheng.engine.registry import resolve_bot
+from fastsheng.bots.names import resolve_bot
 
 N = 10_000
 

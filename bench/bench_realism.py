@@ -29,7 +29,7 @@ def hands_for(name: str) -> int:
 def lineups() -> list[str]:
     """Every frozen version (basic-v1, expert-v1, expert-v2, ...), then every other public bot,
     once per bot that plays differently (`expert` is one of the versions: skipped)."""
-    from fastsheng.engine.registry import BOTS, resolve_bot
+    from fastsheng.bots.names import BOTS, resolve_bot
 
     versions = [b for b in BOTS if "-v" in b]
     out, seen = [], set()

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from fastsheng.engine import registry as B
+from fastsheng.bots import names as B
 from fastsheng.engine.hands import simulate_hands
 from fastsheng.rules import list_presets
 
@@ -151,7 +151,7 @@ FROZEN = {
         "jifen": "87010459c089bec2fee6f29198c006464a4a45198648dc1b328b56c2f8448000",
         "duiju": "967cb5b85e5d802bc4c3e5e5e1e08cbb5fcbc1e585a3b636c8d4225767afcf45",
     },
-    # learned-v1: the model fastsheng/models/learned-v1.npz of its day (by its hash)
+    # learned-v1: the model fastsheng/bots/models/learned-v1.npz of its day (by its hash)
     "learned-v1": {
         "standard": "1e96693e81a40f46f346e53368d7e064c7c09766d4e110be559d6e30742fbe19",
         "super": "337db38fb232c8eed74a6cdcad8af8ac2e1c4857548f24aa5072db6311cc0012",

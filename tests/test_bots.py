@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fastsheng.engine.hands import BOTS, play_batch, simulate_hands
-from fastsheng.engine.registry import resolve_bot
+from fastsheng.bots.names import resolve_bot
 from fastsheng.rules import list_presets
 
 N_PAIRED = 20_000

@@ -1,4 +1,4 @@
-"""`search-v3`'s burial search (fastsheng._bury_search): its names, legal and reproducible
+"""`search-v3`'s burial search (fastsheng.bots._bury_search): its names, legal and reproducible
 burials (炒底 included), the same through the simulator and the step API, deciding from what
 the burier may know, frozen burials (a digest of the bury events), and (slow suite) that on
 expert play the searched burial does not lose to the base bot's own."""
@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from fastsheng import _bury_search, _search
+from fastsheng.bots import _bury_search, _search
 from fastsheng.apps import cli
-from fastsheng.engine import registry as B
+from fastsheng.bots import names as B
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import decode_traces, play_batch, simulate_hands
 from fastsheng.studies import stats

@@ -12,7 +12,7 @@ import pytest
 
 import fastsheng as fs
 from fastsheng.engine.hands import simulate_hands, simulate_matches
-from fastsheng.engine.registry import BotRef, resolve_bots
+from fastsheng.bots.names import BotRef, resolve_bots
 from fastsheng.sim import runner
 
 HERE = Path(__file__).resolve().parent

@@ -1,4 +1,4 @@
-"""`search-v3`'s calls search (fastsheng._call_search): its names (published names unchanged),
+"""`search-v3`'s calls search (fastsheng.bots._call_search): its names (published names unchanged),
 legal and reproducible calls, the same through the simulator and the step API, deciding from
 what the seat may know, call=0 calling as the base, and (slow suite) that on expert play the
 searched calls do not lose to the base bot's own."""
@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from fastsheng import _bury_search, _call_search, _search
+from fastsheng.bots import _bury_search, _call_search, _search
 from fastsheng.apps import cli
-from fastsheng.engine import registry as B
+from fastsheng.bots import names as B
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import decode_traces, play_batch, simulate_hands
 from fastsheng.studies import stats

@@ -1,4 +1,4 @@
-"""The per-card belief (fastsheng._card_belief): its features read only what the seat may know,
+"""The per-card belief (fastsheng.bots._card_belief): its features read only what the seat may know,
 its rows say where the free copies lie, its probabilities are a distribution over the places a
 copy may lie in, a fit reads the record better than uniform worlds, and the chain's knob
 changes the play only while it is set (docs/bots.md, "search-v3: reading the play")."""
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fastsheng import _card_belief, _guided_search
+from fastsheng.bots import _card_belief, _guided_search
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import simulate_hands
 

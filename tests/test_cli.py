@@ -17,7 +17,7 @@ from test_runner import fake_batch
 import fastsheng
 import fastsheng.rules
 from fastsheng.apps import cli
-from fastsheng.engine.registry import resolve_bot
+from fastsheng.bots.names import resolve_bot
 from fastsheng.sim import runner
 
 TESTS = Path(__file__).resolve().parent

@@ -13,7 +13,7 @@ from fastsheng import reference
 from fastsheng.cards import RANKS
 from fastsheng.engine import hands as H
 from fastsheng.engine.checks import seed_state
-from fastsheng.engine.registry import resolve_bot
+from fastsheng.bots.names import resolve_bot
 from fastsheng.rules import get_rules, list_presets
 
 

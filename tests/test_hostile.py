@@ -171,7 +171,7 @@ HANG = textwrap.dedent(
     """
     import sys
     from fastsheng import _state
-    from fastsheng.engine.registry import BOT_INDEX
+    from fastsheng.bots.names import BOT_INDEX
     from fastsheng.cards import full_deck
     from fastsheng.engine.game import Game
     from fastsheng.engine.positions import position_stream

@@ -1,4 +1,4 @@
-"""Reading the play (fastsheng._infer): the replay that counts a world's misfits, and
+"""Reading the play (fastsheng.bots._infer): the replay that counts a world's misfits, and
 search-v3's `infer`, whose race draws its worlds from a chain weighted by them.
 
 The replay must be the game's own: in a hand every seat plays with expert-v3, the real deal
@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from botcheck import play_digest, same_decisions_in_worlds
 
-from fastsheng import _card_belief, _guided_search, _infer
+from fastsheng.bots import _card_belief, _guided_search, _infer
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import simulate_hands
-from fastsheng.engine.registry import BOT_INDEX, bot_spec, resolve_bot
+from fastsheng.bots.names import BOT_INDEX, bot_spec, resolve_bot
 from fastsheng.sim.local import resolve_workers
 from fastsheng.studies import stats
 from fastsheng.studies.ladder import pair_outcome

@@ -1,4 +1,4 @@
-"""`learned-v1` (fastsheng._learned) and its training labels (fastsheng._labels): the name,
+"""`learned-v1` (fastsheng.bots._learned) and its training labels (fastsheng.bots._labels): the name,
 legal and reproducible play, the step API playing as the simulator, deciding from what its seat
 may know, the model checked by its hash, and the label table (its columns, the search's values
 per candidate, reproducible). Digests freezing its play are in tests/test_bot_versions.py."""
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from botcheck import same_decisions_in_worlds
 
-from fastsheng import _features, _learned
-from fastsheng.engine import registry as B
+from fastsheng.bots import _features, _learned
+from fastsheng.bots import names as B
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import play_batch, simulate_hands
 from fastsheng.engine.labels import FEATURES, LABEL_COLUMNS, label_batch, label_tensors
@@ -28,7 +28,7 @@ def test_the_name_is_a_frozen_bot_with_its_model():
 def test_a_model_with_another_hash_is_refused(tmp_path):
     from importlib.resources import files
 
-    path = files("fastsheng") / "models" / B.LEARNED_MODELS[NAME][0]
+    path = files("fastsheng.bots") / "models" / B.LEARNED_MODELS[NAME][0]
     bad = tmp_path / "m.npz"
     bad.write_bytes(path.read_bytes() + b"\0")
     with pytest.raises(ValueError, match="SHA-256"):

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fastsheng import _infer
+from fastsheng.bots import _infer
 
 ANALYSIS = Path(__file__).resolve().parents[1] / "analysis"
 

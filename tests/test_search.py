@@ -1,4 +1,4 @@
-"""The search bot (fastsheng._search): names and parameters, legal plays only, reproducible, the
+"""The search bot (fastsheng.bots._search): names and parameters, legal plays only, reproducible, the
 same through the simulator and the step API, really searching, and (slow suite) stronger than
 expert and expert-v1 on paired deals."""
 
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from botcheck import same_decisions_in_worlds
 
-from fastsheng import _search
+from fastsheng.bots import _search
 from fastsheng.apps import cli
-from fastsheng.engine import registry as B
+from fastsheng.bots import names as B
 from fastsheng.engine.agents import BuiltinBot, is_python_bot
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import decode_traces, play_batch, simulate_hands

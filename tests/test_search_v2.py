@@ -1,4 +1,4 @@
-"""`search-v2` (fastsheng._search): its names, legal and reproducible play, the same through the
+"""`search-v2` (fastsheng.bots._search): its names, legal and reproducible play, the same through the
 simulator and the step API, deciding from what its seat may know, frozen play (digests, the
 frozen `search` too), and (slow suite) target (a) of issue 14: as strong as `search:k=32` at a
 fraction of its cost."""
@@ -11,9 +11,9 @@ import time
 import pytest
 from botcheck import play_digest, same_decisions_in_worlds
 
-from fastsheng import _search
+from fastsheng.bots import _search
 from fastsheng.apps import cli
-from fastsheng.engine import registry as B
+from fastsheng.bots import names as B
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import play_batch, profile_batch, simulate_hands
 from fastsheng.studies import stats

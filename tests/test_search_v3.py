@@ -1,4 +1,4 @@
-"""`search-v3`'s play (fastsheng._guided_search): its names, legal and reproducible play, the
+"""`search-v3`'s play (fastsheng.bots._guided_search): its names, legal and reproducible play, the
 same through the simulator and the step API, deciding from what its seat may know, the world
 dealer it races over dealing exactly the worlds of world_from_game, frozen play (digests), and
 (slow suite) issue 14's target (a) against `search:k=32`."""
@@ -11,9 +11,9 @@ import time
 import pytest
 from botcheck import play_digest, same_decisions_in_worlds
 
-from fastsheng import _guided_search, _search
+from fastsheng.bots import _guided_search, _search
 from fastsheng.apps import cli
-from fastsheng.engine import registry as B
+from fastsheng.bots import names as B
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import play_batch, profile_batch, simulate_hands
 from fastsheng.studies import stats
@@ -46,7 +46,7 @@ def test_names_resolve_and_carry_their_version():
     ],
 )
 def test_the_c_search_reads_the_parameters_of_the_name(name):
-    """registry.GUIDED_BITS packs the race's parameters; fastsheng._guided_search unpacks them
+    """registry.GUIDED_BITS packs the race's parameters; fastsheng.bots._guided_search unpacks them
     alike (and the candidates and the version stay where the other searches read them)."""
     resolved = B.resolve_bot(name)
     fields = dict(p.split("=") for p in resolved.split(":", 1)[1].split(","))

@@ -13,7 +13,6 @@ __all__ = ["MOVED", "attribute", "install"]
 
 #: old path -> the module it is now (issue 18: layers as subpackages)
 MOVED = {
-    "fastsheng.bots": "fastsheng.engine.registry",
     "fastsheng.agents": "fastsheng.engine.agents",
     "fastsheng.hands": "fastsheng.engine.hands",
     "fastsheng.pyplay": "fastsheng.engine.pybatch",

@@ -1,12 +1,14 @@
 # Whole hands and matches of 双升 in C (docs/rules.md §10-§11), played by the bots of
-# fastsheng._bots. One nogil call plays a batch of hands or matches into preallocated rows;
+# fastsheng.bots._heuristic. One nogil call plays a batch of hands or matches into preallocated rows;
 # fastsheng.engine.hands turns them into Arrow tables.
 
 from fastsheng._bitboard cimport hand_t, u64, u8
-from fastsheng._table cimport table_t, trick_t
+from fastsheng._table cimport bot_t, table_t, trick_t
 from fastsheng._core cimport rules_t
 from fastsheng._declare cimport NSHOWCODES, decl_t
 from fastsheng._rng cimport rng_t
+from fastsheng.bots._models cimport belief_t, cards_t
+from fastsheng.bots._seat cimport search_t
 
 ctypedef unsigned short u16
 ctypedef short i16
@@ -111,10 +113,38 @@ cdef enum:
     TRACE_NONE = -1           # no events kept
     TRACE_ALL = -2            # every hand's events (>= 0: that item's, play stopping after it)
 
+# A seat of the batch, as its line-up gives it (fastsheng.bots._lineup, from the seat's typed
+# specification): its row in the table of bots, and for a searching seat its settings and the
+# decisions its search family makes (the table of functions it plays by: NULL, its row's).
+cdef struct game_t
+ctypedef hand_t (*play_search_fn)(game_t* g, int seat) noexcept nogil
+ctypedef hand_t (*bury_search_fn)(game_t* g, int seat) noexcept nogil
+ctypedef int (*call_search_fn)(game_t* g, int seat, int dealt, int after_burial) noexcept nogil
+
+cdef struct seat_t:
+    int bot                   # its row: the bot itself, or the base bot a search plays out with
+    search_t search           # its search's settings (family FAMILY_NONE: it does not search)
+    play_search_fn play       # its searched leads and follows
+    bury_search_fn bury       # its searched burial (the game stopped in run_bury, or DEC_BURY)
+    call_search_fn call       # its searched answer to a prepared question: an index into
+                              # g.opts[0..g.nopt), or -1 pass; after_burial 1 for a 炒底
+    const belief_t* belief    # the models its inference reads (NULL: none)
+    const cards_t* cards
+
+
+# What a line-up gives a batch: the table of bots it plays with (a bot_t per BOT_* id, its
+# learned rows given their models) and its four seats. fastsheng.bots._lineup.Lineup owns one
+# and hands it over as a capsule (lineup_capsule_name), as numpy's bit generators hand theirs.
+cdef struct lineup_t:
+    const bot_t* rows
+    seat_t seats[4]
+
 # The batch: where to write. Arrays are preallocated by fastsheng.engine.hands.
 cdef struct batch_t:
     rules_t r
     int bots[4]
+    const bot_t* rows         # the line-up's table of bots
+    seat_t seats[4]           # the line-up's seats
     int mode                  # MODE_HANDS, MODE_MATCHES
     int level                 # 0..12, or -1: random per hand
     int first_hand            # hands mode: play each hand as a match's hand 1
@@ -146,20 +176,14 @@ cdef struct batch_t:
     int errors                # out: illegal plays met (always 0 unless a bot has a bug)
     int legacy_bot_stream     # 1: one bot stream for the whole batch (runs made before 0.2);
                               # 0: each hand (match) has its own, the jump of its deal stream
-    int search_k[4]           # > 0: the seat searches its leads and follows over this many
-                              # worlds (fastsheng._search); its bots[] entry plays the rest
-    int search_cands[4]       # candidate plays it compares
 
 
 # What a batch plays: fastsheng.engine.plan.BatchPlan.core_fields(), plain values it has
-# validated (a dict Cython converts). batch_fill copies it into a batch_t and points the batch at
-# the caller's buffers; the simulator (_game._run) and the step API's batches
-# (_state.BatchCore) both use it, so the buffers are wired in one place.
+# validated (a dict Cython converts). batch_fill copies it and the line-up's seats into a batch_t
+# and points the batch at the caller's buffers; the simulator (_game._run) and the step API's
+# batches (_state.BatchCore) both use it, so the buffers are wired in one place.
 cdef struct batch_plan_t:
     rules_t r
-    int bots[4]
-    int search_k[4]
-    int search_cands[4]
     u64 state[4]              # the batch's RNG stream (SeedSequence(seed, spawn_key=(batch,)))
     int mode
     int level
@@ -172,8 +196,13 @@ cdef struct batch_plan_t:
     int profile
     int legacy_bot_stream
 
-# Zero `b`, copy the plan in and point it at the buffers (raw bytes; None or empty: NULL).
-cdef void batch_fill(batch_t* b, const batch_plan_t* p, unsigned char[::1] hands,
+# The line-up a fastsheng.bots._lineup.Lineup (or its capsule) carries; ValueError for another
+# object. The caller keeps the Lineup alive while the pointer is used.
+cdef const lineup_t* lineup_of(object lineup) except NULL
+
+# Zero `b`, copy the plan and the line-up in and point it at the buffers (raw bytes; None or
+# empty: NULL).
+cdef void batch_fill(batch_t* b, const batch_plan_t* p, const lineup_t* L, unsigned char[::1] hands,
                      unsigned char[::1] matches, unsigned char[::1] tricks,
                      unsigned char[::1] codes, unsigned char[::1] trace,
                      unsigned char[::1] trace_at) noexcept
@@ -265,7 +294,7 @@ cdef struct game_t:
     int att
     hand_t attempt
     # the finished tricks in order (public): leader, attempted lead, plays in lead order and
-    # the barred plays; what search-v3's inference replays (fastsheng._infer)
+    # the barred plays; what search-v3's inference replays (fastsheng.bots._infer)
     int log_leader[LOG_TRICKS]
     int log_barred[LOG_TRICKS]
     hand_t log_attempt[LOG_TRICKS]
@@ -285,27 +314,6 @@ cdef struct game_t:
     match_row_t* mrow
 
 
-# The search bot's decision (fastsheng._search registers it; _game cannot cimport it).
-ctypedef hand_t (*search_fn)(game_t* g, int seat) noexcept nogil
-cdef void set_search_hook(search_fn f) noexcept nogil
-cdef bint search_ready() noexcept nogil
-# The hook registered now (fastsheng._bury_search's play-off knob wraps it and puts it back).
-cdef search_fn current_search_hook() noexcept nogil
-
-# The searched burial (fastsheng._bury_search registers it the same way): the 8 cards `seat`
-# buries (the game stopped in run_bury, or a step decision DEC_BURY). A searching seat uses it
-# only when its search_cands carries BURY_FLAG (above the search's version bits 8-11).
-cdef enum:
-    BURY_FLAG = 1 << 12
-ctypedef hand_t (*bury_search_fn)(game_t* g, int seat) noexcept nogil
-cdef void set_bury_hook(bury_search_fn f) noexcept nogil
-
-# The searched calls (fastsheng._call_search registers it the same way): `seat`'s answer to the
-# prepared question (an index into g.opts[0..g.nopt), or -1: pass), with `dealt` cards in hand,
-# after_burial 1 for a 炒底. A searching seat uses it only when its search_cands carries the call
-# flag: the sign bit (bit 31, above search-v3's race parameters in bits 13-30).
-ctypedef int (*call_search_fn)(game_t* g, int seat, int dealt, int after_burial) noexcept nogil
-cdef void set_call_hook(call_search_fn f) noexcept nogil
 # The seat of the standing call, -1 when none stands (what bot_declare is told).
 cdef inline int standing_of(const game_t* g) noexcept nogil:
     return g.decl.seat if 0 <= g.decl.seat < 4 else -1
@@ -330,8 +338,13 @@ cdef void batch_hand_begin(game_t* g, long i) noexcept nogil
 cdef void match_begin(game_t* g, long m, match_row_t* mrow) noexcept nogil
 cdef int match_hand_begin(game_t* g) noexcept nogil
 cdef int match_hand_end(game_t* g) noexcept nogil
-# Apply the pending decision the way the C bot of `bot` would take it (bot stream drawn);
-# k > 0: as the search bot over k worlds and `cands` candidates, `bot` playing the rest.
-cdef void bot_decide(game_t* g, int bot, int k, int cands) noexcept nogil
+# Apply the pending decision the way `seat` of a line-up whose table of bots is `rows` would
+# take it (bot stream drawn): its search's when it searches that decision, else its row's.
+cdef void bot_decide(game_t* g, const bot_t* rows, const seat_t* seat) noexcept nogil
 
 cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil
+
+
+# The name of the capsules that carry a lineup_t (a static string: it outlives them).
+cdef inline const char* lineup_capsule_name() noexcept nogil:
+    return "fastsheng.lineup_t"

@@ -4,7 +4,7 @@
 `run_batch` plays a batch of hands (or matches) with one RNG stream: shuffle, deal card by card
 with calls after every card, the no-call fallback, the kitty and its burial, 炒底, the tricks
 (throws checked against the real hands, penalties, the barred partner), the kitty bonus, the
-level table, the next dealer and the match rules. Every decision is a bot's (fastsheng._bots).
+level table, the next dealer and the match rules. Every decision is a bot's (fastsheng.bots._heuristic).
 Results go into preallocated rows (fastsheng.engine.hands owns the arrays).
 """
 
@@ -19,6 +19,7 @@ cdef extern from *:
     """
 
 from cpython.exc cimport PyErr_CheckSignals
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.string cimport memset
 
 cdef extern from "<time.h>" nogil:
@@ -39,7 +40,7 @@ from fastsheng._bitboard cimport (
     BIG_JOKER, SMALL_JOKER, hand_add_card, hand_contains, hand_count, hand_empty, hand_equal, hand_mask,
     hand_minus, hand_t, hand_union, lsb, popcount, u64, u8,
 )
-from fastsheng._bots cimport (
+from fastsheng.bots._heuristic cimport (
     BOT_EXPERT1, bot_bury, bots_prepare, count_tractors, points_of, bot_declare, bot_follow, bot_lead,
 )
 from fastsheng._table cimport table_t, trick_add, trick_start, trick_t
@@ -62,53 +63,19 @@ cdef enum:
     MAX_MATCH_HANDS = 65535
 
 
-# The search bot (fastsheng._search) plays out worlds with this module's game_run: it cimports
-# us, so it registers its decision here when imported rather than being cimported.
-cdef search_fn search_hook = NULL
-
-
-cdef void set_search_hook(search_fn f) noexcept nogil:
-    global search_hook
-    search_hook = f
-
-
-cdef bint search_ready() noexcept nogil:
-    return search_hook != NULL
-
-
-cdef search_fn current_search_hook() noexcept nogil:
-    return search_hook
-
-
+# A seat's searched decisions: the functions its line-up gave it (fastsheng.bots._lineup). The
+# searches play out worlds with this module's game_run, so they sit above it and reach it
+# through the seat, never through a module-level hook.
 cdef inline bint searches(game_t* g, int seat) noexcept nogil:
-    return g.b.search_k[seat] > 0 and search_hook != NULL
-
-
-# The searched burial (fastsheng._bury_search), registered the same way.
-cdef bury_search_fn bury_hook = NULL
-
-
-cdef void set_bury_hook(bury_search_fn f) noexcept nogil:
-    global bury_hook
-    bury_hook = f
+    return g.b.seats[seat].play != NULL
 
 
 cdef inline bint searches_bury(game_t* g, int seat) noexcept nogil:
-    return g.b.search_k[seat] > 0 and g.b.search_cands[seat] & BURY_FLAG and bury_hook != NULL
-
-
-# The searched calls (fastsheng._call_search), registered the same way; the flag is the sign
-# bit of the seat's candidates word.
-cdef call_search_fn call_hook = NULL
-
-
-cdef void set_call_hook(call_search_fn f) noexcept nogil:
-    global call_hook
-    call_hook = f
+    return g.b.seats[seat].bury != NULL
 
 
 cdef inline bint searches_calls(game_t* g, int seat) noexcept nogil:
-    return g.b.search_k[seat] > 0 and g.b.search_cands[seat] < 0 and call_hook != NULL
+    return g.b.seats[seat].call != NULL
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,7 +183,7 @@ cdef int declare_choice(game_t* g, int seat, int dealt, int after_burial) noexce
 cdef inline int bot_answer(game_t* g, int seat, int dealt, int after_burial) noexcept nogil:
     """The answer in C: the calls search's for a seat that searches its calls, else its bot's."""
     if searches_calls(g, seat):
-        return call_hook(g, seat, dealt, after_burial)
+        return g.b.seats[seat].call(g, seat, dealt, after_burial)
     return bot_declare(&g.t, seat, g.opts, g.nopt, dealt, standing_of(g), after_burial)
 
 
@@ -453,7 +420,7 @@ cdef int run_bury(game_t* g) noexcept nogil:
     if is_external(g, seat):
         b = g.dec_cards
     elif searches_bury(g, seat):
-        b = bury_hook(g, seat)
+        b = g.b.seats[seat].bury(g, seat)
     else:
         b = bot_bury(t, seat, full)
     if hand_count(b) != 8 or not hand_contains(full, b):
@@ -612,7 +579,7 @@ cdef int run_lead(game_t* g) noexcept nogil:
         if hand_equal(attempt, g.bot_lead_cards):
             g.row.throw_risk += <float>g.bot_lead_risk     # the bot's own lead, applied
     elif searches(g, leader):
-        attempt = search_hook(g, leader)
+        attempt = g.b.seats[leader].play(g, leader)
     else:
         attempt = bot_lead(t, leader)
         g.row.throw_risk += <float>t.lead_risk
@@ -724,7 +691,7 @@ cdef int run_follow(game_t* g) noexcept nogil:
         if is_external(g, seat):
             p = g.dec_cards
         elif searches(g, seat):
-            p = search_hook(g, seat)
+            p = g.b.seats[seat].play(g, seat)
         else:
             p = bot_follow(t, seat, tr)
         if b.check and not follow_ok(&t.ctx, &tr.shape, t.hands[seat], p):
@@ -871,33 +838,34 @@ cdef int game_run(game_t* g) noexcept nogil:
             return 0
 
 
-cdef void bot_decide(game_t* g, int bot, int k, int cands) noexcept nogil:
-    """Supply the pending decision as the C bot `bot` would take it (drawing from the game's
-    bot stream exactly as the simulator does); k > 0: as the search bot playing `bot`."""
+cdef void bot_decide(game_t* g, const bot_t* rows, const seat_t* seat) noexcept nogil:
+    """Supply the pending decision as `seat` of a line-up would take it (drawing from the game's
+    bot stream exactly as the simulator does): its search's when it searches that decision."""
     cdef table_t* t = &g.t
-    cdef int seat = g.pend_seat, saved = t.bots[seat], dealt
-    cdef int saved_k = g.b.search_k[seat], saved_c = g.b.search_cands[seat]
-    t.bots[seat] = bot
-    g.b.search_k[seat] = k
-    g.b.search_cands[seat] = cands
-    if k > 0 and search_hook != NULL and (g.pend_kind == DEC_LEAD or g.pend_kind == DEC_FOLLOW):
-        g.dec_cards = search_hook(g, seat)
+    cdef int s = g.pend_seat, saved = t.bots[s], dealt
+    cdef const bot_t* saved_rows = t.rows
+    cdef seat_t saved_seat = g.b.seats[s]
+    t.bots[s] = seat.bot
+    t.rows = rows
+    g.b.seats[s] = seat[0]
+    if searches(g, s) and (g.pend_kind == DEC_LEAD or g.pend_kind == DEC_FOLLOW):
+        g.dec_cards = seat.play(g, s)
     elif g.pend_kind == DEC_DECLARE:
-        dealt = hand_count(t.hands[seat]) if g.phase == PH_DEAL else 25
-        g.dec_choice = bot_answer(g, seat, dealt, 1 if g.phase == PH_CHAODI else 0)
-    elif g.pend_kind == DEC_BURY and searches_bury(g, seat):
-        g.dec_cards = bury_hook(g, seat)
+        dealt = hand_count(t.hands[s]) if g.phase == PH_DEAL else 25
+        g.dec_choice = bot_answer(g, s, dealt, 1 if g.phase == PH_CHAODI else 0)
+    elif g.pend_kind == DEC_BURY and searches_bury(g, s):
+        g.dec_cards = seat.bury(g, s)
     elif g.pend_kind == DEC_BURY:
-        g.dec_cards = bot_bury(t, seat, hand_union(t.hands[seat], g.kitty))
+        g.dec_cards = bot_bury(t, s, hand_union(t.hands[s], g.kitty))
     elif g.pend_kind == DEC_LEAD:
-        g.dec_cards = bot_lead(t, seat)
+        g.dec_cards = bot_lead(t, s)
         g.bot_lead_cards = g.dec_cards
         g.bot_lead_risk = t.lead_risk
     elif g.pend_kind == DEC_FOLLOW:
-        g.dec_cards = bot_follow(t, seat, &g.tr)
-    t.bots[seat] = saved
-    g.b.search_k[seat] = saved_k
-    g.b.search_cands[seat] = saved_c
+        g.dec_cards = bot_follow(t, s, &g.tr)
+    t.bots[s] = saved
+    t.rows = saved_rows
+    g.b.seats[s] = saved_seat
     g.dec_ready = 1
 
 
@@ -1034,6 +1002,7 @@ cdef void game_init(game_t* g, batch_t* b, rng_t* rng) noexcept nogil:
         g.bot_rng = rng[0]
         rng_jump(&g.bot_rng)
     g.t.rng = &g.bot_rng
+    g.t.rows = b.rows
     g.master = rng
     for i in range(4):
         g.t.bots[i] = b.bots[i]
@@ -1070,7 +1039,7 @@ cdef int run_batch(batch_t* b, rng_t* rng) noexcept nogil:
     if b.mode != MODE_HANDS:
         every = 63
     for i in range(4):
-        if b.search_k[i] > 0:
+        if b.seats[i].search.family:
             every = 0        # a search hand takes ~0.1 s: check after each
     game_init(&g, b, rng)
     for i in range(b.size):
@@ -1111,17 +1080,25 @@ cdef inline long _len(unsigned char[::1] v) noexcept:
     return v.shape[0] if v is not None else 0
 
 
-cdef void batch_fill(batch_t* b, const batch_plan_t* p, unsigned char[::1] hands,
+cdef const lineup_t* lineup_of(object lineup) except NULL:
+    cdef object capsule = getattr(lineup, "capsule", lineup)
+    if not PyCapsule_IsValid(capsule, lineup_capsule_name()):
+        raise ValueError("a line-up is a fastsheng.bots.Lineup (or its capsule), not "
+                         f"{type(lineup).__name__}")
+    return <const lineup_t*>PyCapsule_GetPointer(capsule, lineup_capsule_name())
+
+
+cdef void batch_fill(batch_t* b, const batch_plan_t* p, const lineup_t* L, unsigned char[::1] hands,
                      unsigned char[::1] matches, unsigned char[::1] tricks,
                      unsigned char[::1] codes, unsigned char[::1] trace,
                      unsigned char[::1] trace_at) noexcept:
     cdef int i
     memset(b, 0, sizeof(batch_t))
     b.r = p.r
+    b.rows = L.rows
     for i in range(4):
-        b.bots[i] = p.bots[i]
-        b.search_k[i] = p.search_k[i]
-        b.search_cands[i] = p.search_cands[i]
+        b.bots[i] = L.seats[i].bot
+        b.seats[i] = L.seats[i]
     b.mode = p.mode
     b.level = p.level
     b.first_hand = p.first_hand
@@ -1144,22 +1121,16 @@ cdef void batch_fill(batch_t* b, const batch_plan_t* p, unsigned char[::1] hands
     b.trace_at = <u32*>_ptr(trace_at)
 
 
-def _run(plan, hands, matches, tricks, codes, trace, trace_at):
+def _run(plan, lineup, hands, matches, tricks, codes, trace, trace_at):
     """Play one batch into the given buffers (raw bytes views of numpy arrays) with ONE nogil
-    call. `plan`: BatchPlan.core_fields() (a seat with search_k > 0 needs fastsheng._search
-    imported). Returns the counts written."""
+    call. `plan`: BatchPlan.core_fields(); `lineup`: the fastsheng.bots.Lineup that plays it.
+    Returns the counts written."""
     cdef batch_plan_t p = plan
+    cdef const lineup_t* L = lineup_of(lineup)
     cdef batch_t b
     cdef rng_t rng
     cdef int i, rc
-    batch_fill(&b, &p, hands, matches, tricks, codes, trace, trace_at)
-    for i in range(4):
-        if b.search_k[i] > 0 and search_hook == NULL:
-            raise RuntimeError("the search bot needs fastsheng._search imported")
-        if b.search_k[i] > 0 and b.search_cands[i] & BURY_FLAG and bury_hook == NULL:
-            raise RuntimeError("the burial search needs fastsheng._bury_search imported")
-        if b.search_k[i] > 0 and b.search_cands[i] < 0 and call_hook == NULL:
-            raise RuntimeError("the calls' search needs fastsheng._call_search imported")
+    batch_fill(&b, &p, L, hands, matches, tricks, codes, trace, trace_at)
     for i in range(4):
         rng.s[i] = p.state[i]
     global _pending_signal

@@ -25,8 +25,8 @@ from fastsheng._bitboard cimport (
     SMALL_JOKER, hand_add_card, hand_contains, hand_count, hand_copies, hand_empty, hand_mask,
     hand_minus, hand_t, hand_union, lsb, popcount, u64, u8,
 )
-from fastsheng._bots cimport bots_prepare
-from fastsheng._table cimport trick_t
+from fastsheng.bots._heuristic cimport bots_prepare
+from fastsheng._table cimport bot_t, trick_t
 from fastsheng._core cimport (
     KIND_THROW, TRUMP, ctx_init, follow_ok, from_hand, lead_shape, shape_t, throw_check, to_hand,
 )
@@ -36,12 +36,14 @@ from fastsheng._game cimport (
     PH_DONE, PH_FOLLOW, PH_LEAD, PH_PLAYSTART, SET_DECLARED, TRACE_ALL, batch_fill,
     batch_hand_begin,
     batch_plan_t, batch_t,
-    bot_decide, game_run, game_t, hand_row_t, match_begin, match_hand_begin, match_hand_end,
-    match_row_t, trick_row_t,
+    bot_decide, game_run, game_t, hand_row_t, lineup_of, lineup_t, match_begin, match_hand_begin,
+    match_hand_end, match_row_t, seat_t, trick_row_t,
 )
-from fastsheng._card_belief cimport NCF, NPLACE, card_features, card_logq, shown_unplayed
-from fastsheng._infer cimport chain_run, chain_start, chain_t
-from fastsheng._infer cimport NB_IN, fit_rows, fit_units, misfits, rows_t
+from fastsheng.bots._card_belief cimport NCF, NPLACE, card_features, card_logq, shown_unplayed
+from fastsheng.bots._infer cimport chain_run, chain_start, chain_t
+from fastsheng.bots._infer cimport (
+    NB_IN, fit_from, fit_plain, fit_rows, fit_t, fit_units, misfits, rows_t,
+)
 from fastsheng._rng cimport rng_below, rng_seed, rng_split, rng_t
 from fastsheng._worlds cimport (
     hist_parse, hist_t, kitty_known, match_slots, world_from_game, public_scrub, shuffle_cards, slots_allowed,
@@ -151,7 +153,7 @@ cdef int enum_follows(const game_t* g, hand_t hand, hand_t must, hand_t* out, in
 
 
 # ---------------------------------------------------------------------------------------------
-# The frozen search's worlds (fastsheng._search): voids and shown cards only, kept exactly as
+# The frozen search's worlds (fastsheng.bots._search): voids and shown cards only, kept exactly as
 # the `search` names were published with. Game.sample_world uses fastsheng._worlds.
 
 cdef inline int eff_code(const game_t* g, int code) noexcept nogil:
@@ -534,12 +536,6 @@ cdef class GameCore:
         for k in range(4):
             self.g.bot_rng.s[k] = state[k]
 
-    def set_search(self, int seat, int k, int cands):
-        """Seat `seat` searches its leads and follows (k worlds, `cands` candidates; k = 0: it
-        does not). fastsheng._search must be imported."""
-        self.b.search_k[seat] = k
-        self.b.search_cands[seat] = cands
-
     def decide_show(self, int choice):
         self.g.dec_choice = choice
         self.g.dec_ready = 1
@@ -548,10 +544,12 @@ cdef class GameCore:
         self.g.dec_cards = to_hand(codes)
         self.g.dec_ready = 1
 
-    def bot_decision(self, int bot, int k=0, int cands=0):
-        """The C bot `bot`'s decision for the pending seat (drawn from the bot stream), left
-        ready to apply. Returns the show index (-1 pass) or the card codes."""
-        bot_decide(&self.g, bot, k, cands)
+    def bot_decision(self, lineup):
+        """The decision seat 0 of `lineup` (a fastsheng.bots.Lineup) takes for the
+        pending seat (drawn from the bot stream), left ready to apply. Returns the show index
+        (-1 pass) or the card codes."""
+        cdef const lineup_t* L = lineup_of(lineup)
+        bot_decide(&self.g, L.rows, &L.seats[0])
         if self.g.pend_kind == DEC_DECLARE:
             return self.g.dec_choice
         return from_hand(self.g.dec_cards)
@@ -627,28 +625,34 @@ cdef class GameCore:
     def hand(self, int seat):
         return from_hand(self.g.t.hands[seat])
 
-    def misfits(self, int seat, int bot, float soft=0, int kitty=0):
+    def misfits(self, int seat, int bot, lineup=None):
         """Tests and analysis: the other seats' past plays in this game that the C bot `bot`
-        would not have made (fastsheng._infer.misfits, from `seat`'s side), -1 when a past play
-        contradicts the cards; soft > 0: judged by the learned model, a float; kitty > 0: the
-        burial read too (fastsheng._infer.fit_units)."""
+        would not have made (fastsheng.bots._infer.misfits, from `seat`'s side), -1 when a past
+        play contradicts the cards. `lineup` (a fastsheng.bots.Lineup): read as its
+        seat 0 reads the play (its soft, kitty, kinds, belief and models,
+        fastsheng.bots._infer.fit_units; a float when it judges by soft)."""
         cdef rng_t r
+        cdef fit_t f
         cdef int m
         rng_seed(&r, 1, 2, 3, 4)
-        if soft <= 0 and kitty <= 0:
+        if lineup is None:
             return misfits(&self.g, seat, bot, &r, 1 << 20)
-        m = fit_units(&self.g, seat, bot, &r, 1 << 30, soft, kitty, -1)
-        return -1 if m < 0 else (m / 100.0 if soft > 0 else m // 100)
+        cdef const lineup_t* L = lineup_of(lineup)
+        fit_from(&f, L.rows, &L.seats[0], bot)
+        m = fit_units(&self.g, seat, &f, &r, 1 << 30)
+        return -1 if m < 0 else (m / 100.0 if f.soft > 0 else m // 100)
 
     def decision_rows(self, int seat, int bot, int kind=1):
         """Analysis (the learned belief's training rows, analysis/train_belief.py): the
         features of every past decision of another seat in this game, from `seat`'s side with
-        this game's cards (fastsheng._infer.fit_rows; kind 1: of the play made, 2: of the
+        this game's cards (fastsheng.bots._infer.fit_rows; kind 1: of the play made, 2: of the
         model's play), as bytes of NB_IN float32s per row; empty when a past play
         contradicts the cards."""
         cdef rng_t r
         cdef rows_t rows
+        cdef fit_t f
         cdef int m
+        fit_plain(&f, bot)
         rows.cap = 4 * 25 * 4
         rows.n = 0
         rows.kind = kind
@@ -657,7 +661,7 @@ cdef class GameCore:
             raise MemoryError()
         try:
             rng_seed(&r, 1, 2, 3, 4)
-            m = fit_rows(&self.g, seat, bot, &r, 1 << 30, 0, 0, 0, &rows)
+            m = fit_rows(&self.g, seat, &f, &r, 1 << 30, &rows)
             if m < 0:
                 return b""
             return PyBytes_FromStringAndSize(<char*>rows.x, rows.n * NB_IN * sizeof(float))
@@ -667,7 +671,7 @@ cdef class GameCore:
     def card_rows(self, int seat):
         """Analysis (the per-card belief's training rows, analysis/train_card_belief.py):
         the features of every (card code, place) pair from `seat`'s side
-        (fastsheng._card_belief.card_features: 54 x NPLACE x NCF float32s), the free copies of
+        (fastsheng.bots._card_belief.card_features: 54 x NPLACE x NCF float32s), the free copies of
         each code (54 int32s), the places each may lie in (54 x NPLACE int32s) and where this
         game's free copies lie (54 x NPLACE int32s: copies in the place minus those pinned
         there), all as bytes."""
@@ -700,33 +704,40 @@ cdef class GameCore:
         finally:
             free(x)
 
-    def card_logq(self, int seat):
-        """Analysis: the loaded per-card belief's log P(a free copy of code lies in place)
-        from `seat`'s side, 5 x 54 float32s as bytes (places: seats 0-3, 4 the kitty; 0 where
-        it may not lie); None when no model is loaded."""
+    def card_logq(self, int seat, lineup):
+        """Analysis: the per-card belief of seat 0 of `lineup` (a fastsheng.bots.Lineup): log P(a free copy of code lies in place) from `seat`'s side, 5 x 54 float32s
+        as bytes (places: seats 0-3, 4 the kitty; 0 where it may not lie); None when that seat
+        has no per-card model."""
         cdef float lq[5][54]
-        if not card_logq(&self.g, seat, 1.0, lq):
+        cdef const lineup_t* L = lineup_of(lineup)
+        if not card_logq(&self.g, seat, L.seats[0].cards, 1.0, lq):
             return None
         return PyBytes_FromStringAndSize(<char*>lq, sizeof(lq))
 
-    def chain_marginals(self, int seat, int infer, int kitty, int belief, int n, int steps,
-                        int burn, seed):
-        """Analysis (how sharp the inference chain's beliefs are, analysis/train_card_belief.py
-        `sharp`): where the free copies lie in `n` worlds of the chain search-v3 would run from
-        `seat`'s side (odds exp(-infer/10) per misfit, kitty, belief as its name's; `steps`
-        swaps apart after `burn`), summed: 5 x 54 int32s as bytes (places: seats 0-3, 4 the
-        kitty), the copies of each code in each place but those pinned there. None when no
-        world could be dealt."""
+    def chain_marginals(self, lineup, int seat, int n, int steps, int burn, seed):
+        """Analysis (how sharp the inference chain's beliefs are, training/train_card_belief.py
+        `sharp`): where the free copies lie in `n` worlds of the chain that seat 0 of `lineup`
+        (a fastsheng.bots.Lineup: a search-v3 spec's reading settings and models)
+        would run from `seat`'s side (`steps` swaps apart after `burn`), summed: 5 x 54 int32s
+        as bytes (places: seats 0-3, 4 the kitty), the copies of each code in each place but
+        those pinned there. None when no world could be dealt."""
+        cdef const lineup_t* L = lineup_of(lineup)
         cdef chain_t* ch = <chain_t*>malloc(sizeof(chain_t))
         cdef game_t* first = <game_t*>malloc(sizeof(game_t))
         cdef rng_t r
         cdef int cnt[5][54]
         cdef int i, p, code, k, tries
         cdef hand_t h
+        cdef seat_t saved_seat = self.b.seats[seat]
+        cdef const bot_t* saved_rows = self.g.t.rows
+        cdef double odds = exp(-L.seats[0].search.infer / 10.0)
         if ch == NULL or first == NULL:
             free(ch)
             free(first)
             raise MemoryError()
+        # the chain reads the play as the line-up's seat would, sitting at `seat`
+        self.b.seats[seat] = L.seats[0]
+        self.g.t.rows = L.rows
         import numpy as np
         try:
             a, b = np.random.SeedSequence(seed).generate_state(2, np.uint64)
@@ -734,7 +745,7 @@ cdef class GameCore:
             memset(cnt, 0, sizeof(cnt))
             for tries in range(16):
                 world_from_game(&self.g, first, seat, &r, 64)
-                chain_start(ch, &self.g, first, seat, exp(-infer / 10.0), kitty, belief, 0, &r)
+                chain_start(ch, &self.g, first, seat, odds, &r)
                 if ch.m >= 0:
                     break
             chain_run(ch, burn, &r)
@@ -749,6 +760,8 @@ cdef class GameCore:
                         cnt[p][code] += k if k > 0 else 0
             return PyBytes_FromStringAndSize(<char*>cnt, sizeof(cnt))
         finally:
+            self.b.seats[seat] = saved_seat
+            self.g.t.rows = saved_rows
             free(ch)
             free(first)
 
@@ -964,16 +977,19 @@ cdef class BatchCore(GameCore):
     cdef rng_t bstream
     cdef long hands_start
 
-    def begin_batch(self, plan, int external, hands, matches, tricks, codes):
-        """`plan`: BatchPlan.core_fields(); the seats in `external` are the Python bots'."""
+    def begin_batch(self, plan, lineup, int external, hands, matches, tricks, codes):
+        """`plan`: BatchPlan.core_fields(); `lineup`: the fastsheng.bots.Lineup that plays it
+        (kept alive here); the seats in `external` are the Python bots'."""
         cdef batch_plan_t p = plan
+        cdef const lineup_t* L = lineup_of(lineup)
         cdef int k
         memset(&self.g, 0, sizeof(game_t))
         memset(&self.row, 0, sizeof(hand_row_t))
-        batch_fill(&self.b, &p, hands, matches, tricks, codes, None, None)
-        self._keep = (hands, matches, tricks, codes)
+        batch_fill(&self.b, &p, L, hands, matches, tricks, codes, None, None)
+        self._keep = (hands, matches, tricks, codes, lineup)
+        self.g.t.rows = self.b.rows
         for k in range(4):
-            self.g.t.bots[k] = p.bots[k]
+            self.g.t.bots[k] = self.b.bots[k]
             self.bstream.s[k] = p.state[k]
         self.b.check = 1       # a Python bot's action is verified by the core (BotError)
         self.b.trace_item = TRACE_ALL  # every hand traced into this core's buffer, from 0

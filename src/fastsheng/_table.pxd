@@ -1,5 +1,5 @@
 # The game's table and the trick being played: the state of a hand that the game loop
-# (fastsheng._game) owns and the bots (fastsheng._bots) read, and the trick's winner so far
+# (fastsheng._game) owns and the bots (fastsheng.bots._heuristic) read, and the trick's winner so far
 # (docs/rules.md §6). Below the bots and the game, inline only (no module of its own).
 
 from fastsheng._bitboard cimport hand_t
@@ -8,13 +8,19 @@ from fastsheng._core cimport (
     trick_winner,
 )
 from fastsheng._rng cimport rng_t
+from fastsheng.bots._models cimport learned_t
+
+cdef struct bot_t
+cdef struct trick_t
 
 
 # What the game shares with the bots. Bots read only their own hand and public facts.
 cdef struct table_t:
     ctx_t ctx                 # play context (level, trump) once trump is fixed
     rng_t* rng
-    int bots[4]
+    int bots[4]               # each seat's row in the table of bots
+    const bot_t* rows         # the table of bots this game plays with (NULL: the heuristic
+                              # bots' own, fastsheng.bots._heuristic.BOT_TABLE)
     int dealer
     int level
     int first_hand
@@ -31,6 +37,32 @@ cdef struct table_t:
     int kv[54]                # how much a player wants to keep each card (bots_prepare)
     int fv[54]                # preference of a point card when feeding points
     double lead_risk          # bot_lead: the leader's own estimate that its lead fails (0 = sure)
+
+
+# A bot's plan: the flags and parameters by which versions that share a decision differ
+# (fastsheng.bots._heuristic names the flags).
+cdef struct plan_t:
+    int flags                # PLAN_* bits
+    int call_share           # declare: call once the best suit holds this % of the cards
+    int keep_trump_pairs     # follow: a defender keeps its trump pairs from this many cards left
+    int endgame              # follow: contest every trick from this many cards left (0: never)
+
+# The four decisions of a bot, each given the bot's plan (the arguments of the dispatchers).
+ctypedef hand_t (*lead_fn)(table_t* t, int seat, const plan_t* p) noexcept nogil
+ctypedef hand_t (*follow_fn)(table_t* t, int seat, const trick_t* tr, const plan_t* p) noexcept nogil
+ctypedef hand_t (*bury_fn)(table_t* t, int seat, hand_t hand, const plan_t* p) noexcept nogil
+ctypedef int (*declare_fn)(table_t* t, int seat, const int* options, int n, int dealt,
+                           int standing_seat, int after_burial, const plan_t* p) noexcept nogil
+
+# One row of the table of bots: a versioned bot's four decisions, its plan and, for a learned
+# bot, its model (the decisions of a learned row read it through the row).
+cdef struct bot_t:
+    lead_fn lead
+    follow_fn follow
+    bury_fn bury
+    declare_fn declare
+    plan_t plan
+    const learned_t* learned
 
 
 # The trick being played.

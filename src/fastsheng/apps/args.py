@@ -28,7 +28,7 @@ MAX_WORKERS = 1024
 def parse_bots(text: str) -> tuple[str, str, str, str]:
     """``"expert"`` (all four seats), ``"mine:Bot,expert"`` (the teams: seats 0/2, 1/3) or
     ``"expert,basic,expert,basic"`` (seat 0 first)."""
-    from fastsheng.engine.registry import is_python_bot, split_bots
+    from fastsheng.bots.names import is_python_bot, split_bots
     from fastsheng.sim.runner import check_bots
 
     # a Python bot's module:Class keeps its case; built-in names are case-insensitive

@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from fastsheng.engine.game import Action
 from fastsheng.engine.observation import Observation
-from fastsheng.engine.registry import (
+from fastsheng.bots.names import (
     PY_RANDOM,
     BotRef,
     is_bot_object,
@@ -96,7 +96,7 @@ def _match(choice: Action, legal: list[Action], observation: Observation) -> Act
 def bot(name: Any) -> Any:
     """A bot by name: a built-in one ("expert", "basic-v1", ...) as a Python bot, or
     "module.path:Class" (instantiated with no arguments), or "py-random"; a bot class is
-    instantiated and a bot object deep-copied (fastsheng.engine.registry.BotRef)."""
+    instantiated and a bot object deep-copied (fastsheng.bots.names.BotRef)."""
     if is_bot_object(name):
         return (name if isinstance(name, BotRef) else BotRef(name)).make()
     if name == PY_RANDOM:

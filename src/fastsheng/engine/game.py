@@ -14,6 +14,8 @@ by the "done" action. Declaring is always offered whole.
 
 from __future__ import annotations
 
+import functools
+
 import random
 from collections.abc import Sequence
 from functools import lru_cache
@@ -34,7 +36,8 @@ from fastsheng.engine.observation import (
 )
 from fastsheng.engine.positions import play_tricks, start_position
 from fastsheng.engine.refusals import card_refusal, play_refusal, show_refusal
-from fastsheng.engine.registry import BOT_INDEX, bot_spec, is_builtin, resolve_bot
+from fastsheng.bots.lineup import lineup_for
+from fastsheng.bots.names import BOT_INDEX, is_builtin, resolve_bot
 from fastsheng.engine.schema import HAND_DTYPE, hands_table
 from fastsheng.engine.traces import decode_trace
 from fastsheng.errors import IllegalPlay
@@ -58,7 +61,16 @@ def check_seed(seed: object) -> int:
     return int(seed)
 
 
-_C_BOTS: dict[str, tuple[str, int]] = {}  # bot_action's name -> (the C bot, its index)
+
+
+@functools.lru_cache(maxsize=256)
+def _c_bot(name: str):
+    """bot_action's name -> (the C bot it resolves to, that bot's line-up at every seat);
+    read-only, so one per name serves every game."""
+    resolved = resolve_bot(name)
+    if not is_builtin(resolved):
+        raise ValueError(f"{name!r} is not a built-in C bot")
+    return resolved, lineup_for(resolved)
 MAX_TRIES = _state.MAX_TRIES_  # rejection proposals of sample_world before its fallback
 
 
@@ -452,16 +464,8 @@ class Game:
                     f"instance: its state is yours, e.g. bot_action(MyBot())), not {name!r}"
                 )
             return name.act(self.observation(self.to_act), self.legal_actions())
-        bot = _C_BOTS.get(name)
-        if bot is None:  # resolve once per name: this runs at every decision
-            resolved = resolve_bot(name)
-            if not is_builtin(resolved):
-                raise ValueError(f"{name!r} is not a built-in C bot")
-            bot = _C_BOTS[name] = (resolved, *bot_spec(resolved))
-        resolved, index, k, cands = bot
-        if k:
-            from fastsheng import _search  # noqa: F401  (registers the search bot)
-        out = self._core.bot_decision(index, k, cands)
+        resolved, lineup = _c_bot(name)
+        out = self._core.bot_decision(lineup)
         if kind == "declare":
             if out < 0:
                 act = Action("pass", (), 0)

@@ -24,8 +24,9 @@ import pyarrow as pa
 
 from fastsheng import _game
 from fastsheng.cards import RANKS
+from fastsheng.bots.lineup import make_lineup
+from fastsheng.bots.names import BOTS
 from fastsheng.engine.plan import BatchPlan, Mode, Trace
-from fastsheng.engine.registry import BOTS
 from fastsheng.rules import Rules
 
 __all__ = [
@@ -112,8 +113,7 @@ class _Played:
 
 def _run(plan: BatchPlan) -> _Played:
     """Play the batch, growing the buffers until its rows fit."""
-    if plan.searches:
-        from fastsheng import _search  # noqa: F401  (registers the search bot with the game loop)
+    lineup = make_lineup(plan.specs())
     hand_cap = plan.size if plan.mode is Mode.HANDS else max(64, plan.size * 48)
     grow = 1
     while True:
@@ -121,9 +121,11 @@ def _run(plan: BatchPlan) -> _Played:
         if plan.python:
             from fastsheng.engine.pybatch import run_python_batch
 
-            out, traces = run_python_batch(plan, buf.hands, buf.matches, buf.trick_rows, buf.codes)
+            out, traces = run_python_batch(
+                plan, lineup, buf.hands, buf.matches, buf.trick_rows, buf.codes
+            )
         else:
-            out = _game._run(plan.core_fields(), *buf.views())
+            out = _game._run(plan.core_fields(), lineup, *buf.views())
         if not out["overflow"]:
             break
         hand_cap *= 2
@@ -294,7 +296,7 @@ def simulate_hands(
     "tricks" tables instead. `bots`: one bot for every seat, two (the teams: seats 0/2, 1/3)
     or four (seat 0 first); each a name, or a Python bot object or class (each seat of each
     batch plays a fresh instance, or a deep copy of the object:
-    fastsheng.engine.registry.BotRef)."""
+    fastsheng.bots.names.BotRef)."""
     out = _simulate("hands", rules, bots, seed, n, level, batch_size, tricks, first_hand)
     return out if tricks else out["hands"]
 

@@ -2,9 +2,9 @@
 "Labels"; docs/bots.md, "learned-v1").
 
 :func:`label_batch` plays one batch of hands with C bots in ONE nogil call
-(``fastsheng._labels``) and returns a table with one row per candidate play of every lead and
+(``fastsheng.bots._labels``) and returns a table with one row per candidate play of every lead and
 follow that had more than one candidate: the candidate's features (``f_<name>``, the view of
-``fastsheng._features``), its cards, the search's value of it and its gain over the base bot's
+``fastsheng.bots._features``), its cards, the search's value of it and its gain over the base bot's
 play. Like every run, a batch is a pure function of (rules, bots, seed, batch, size, k, cands).
 """
 
@@ -15,9 +15,10 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-from fastsheng import _features, _labels
+from fastsheng.bots import _features, _labels
 from fastsheng.engine.checks import as_rules, core_level, seed_state
-from fastsheng.engine.registry import bot_spec, resolve_bots
+from fastsheng.bots.lineup import make_lineup
+from fastsheng.bots.names import bot_spec, resolve_bots
 from fastsheng.engine.schema import HAND_DTYPE
 
 __all__ = ["FEATURES", "LABEL_COLUMNS", "label_batch", "label_tensors"]
@@ -39,7 +40,7 @@ LABEL_COLUMNS = {
     "gain": ("float32", "search: mean gain of this candidate over the base play (same units)"),
     "gain_se": ("float32", "standard error of that gain over the k worlds"),
     "hand_outcome": ("float32", "the hand as played (the base line-up), same score, seat's team"),
-    **{f"f_{name}": ("float32", "feature (fastsheng._features)") for name in FEATURES},
+    **{f"f_{name}": ("float32", "feature (fastsheng.bots._features)") for name in FEATURES},
 }
 
 # no hand has more than 25 tricks x 4 seats decisions
@@ -64,7 +65,7 @@ def label_batch(
     r = as_rules(rules)
     names = resolve_bots(bots)
     specs = [bot_spec(n) for n in names]
-    if any(s[1] for s in specs):
+    if any(s.searches for s in specs):
         raise ValueError("label generation plays C bots that do not search (the search labels)")
     cap = size * _DECISIONS_PER_HAND * cands
     cols = {
@@ -87,7 +88,7 @@ def label_batch(
     state = [int(x) for x in seed_state(seed, batch)]
     out = _labels._run_labels(
         r.core_fields(),
-        [s[0] for s in specs],
+        make_lineup(specs),
         core_level(level),
         batch * size,
         size,

@@ -2,8 +2,10 @@
 (play_batch, simulate_*, profile_batch, trace_hand) and passed whole down to the C loop.
 
 The C side gets :meth:`BatchPlan.core_fields`: plain values (a dict Cython turns into its
-``batch_plan_t``), never a sentinel chosen by a caller; ``_game.batch_fill`` copies them into the
-batch the simulator and the step API's batches play.
+``batch_plan_t``), never a sentinel chosen by a caller; ``_game.batch_fill`` copies them, and the
+line-up of the plan's bot specifications (:meth:`BatchPlan.specs`, made into a
+fastsheng.bots.Lineup by the caller), into the batch the simulator and the step API's batches
+play. Both are pure: nothing here imports a bot's code or loads a model.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import numpy as np
 from fastsheng import _game
 from fastsheng.cards import parse_level
 from fastsheng.engine.checks import as_bots, as_rules, core_level, positive, seed_state
-from fastsheng.engine.registry import BOT_INDEX, bot_spec, is_python_bot
+from fastsheng.bots.names import is_python_bot
+from fastsheng.bots.spec import BotSpec, HeuristicSpec, bot_spec
 from fastsheng.engine.schema import BOT_STREAMS
 from fastsheng.rules import Rules
 
@@ -49,7 +52,7 @@ class Trace(Enum):
 # the C loop's trace_item for NONE and ALL (a traced item is its index, >= 0)
 _TRACE_CODE = {Trace.NONE: _game.TRACE_NONE_, Trace.ALL: _game.TRACE_ALL_}
 # a Python seat's entry in the C bots: never asked, the seat is external
-_PYTHON_SEAT = "expert-v1"
+_PYTHON_SEAT = HeuristicSpec("expert-v1")
 
 
 def _whole(name: str, value: Any, low: int) -> int:
@@ -125,29 +128,24 @@ class BatchPlan:
 
     @property
     def searches(self) -> bool:
-        """Some seat is the C search bot (fastsheng._search must be imported)."""
-        return any(k for _, k, _ in self._specs())
+        """Some seat is a C search bot."""
+        return any(s.searches for s in self.specs())
 
     @property
     def played(self) -> int:
         """Items played: all ``size``, or up to the traced one."""
         return self.trace_item + 1 if self.trace is Trace.ONE else self.size
 
-    def _specs(self) -> list[tuple[int, int, int]]:
-        return [
-            (BOT_INDEX[_PYTHON_SEAT], 0, 0) if is_python_bot(n) else bot_spec(n) for n in self.bots
-        ]
+    def specs(self) -> tuple[BotSpec, ...]:
+        """Each seat's typed bot specification (a Python bot's seat: a C row never asked)."""
+        return tuple(_PYTHON_SEAT if is_python_bot(n) else bot_spec(n) for n in self.bots)
 
     def core_fields(self) -> dict[str, Any]:
         """The plan as the C loop's ``batch_plan_t`` (fastsheng/_game.pxd)."""
-        specs = self._specs()
         matches = self.mode is Mode.MATCHES
         one = self.trace is Trace.ONE
         return {
             "r": self.rules.core_fields(),
-            "bots": [s[0] for s in specs],
-            "search_k": [s[1] for s in specs],
-            "search_cands": [s[2] for s in specs],
             "state": [int(x) for x in seed_state(self.seed, self.batch)],
             "mode": self.mode.code,
             "level": core_level(self.level),

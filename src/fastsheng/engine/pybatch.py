@@ -22,7 +22,7 @@ from fastsheng.engine.agents import bot as make_bot
 from fastsheng.engine.agents import describe_failure
 from fastsheng.engine.game import Action, Game
 from fastsheng.engine.plan import BatchPlan, Mode, Trace
-from fastsheng.engine.registry import is_python_bot
+from fastsheng.bots.names import is_python_bot
 from fastsheng.errors import BotError, IllegalPlay
 from fastsheng.rules import Rules
 
@@ -123,13 +123,15 @@ def _play_one(core, game_view, seats, rules: Rules) -> None:
 
 def run_python_batch(
     plan: BatchPlan,
+    lineup: Any,
     hands: np.ndarray,
     matches: np.ndarray,
     trick_rows: np.ndarray,
     codes: np.ndarray,
 ) -> tuple[dict[str, Any], list[np.ndarray]]:
     """Play the plan's batch (up to its traced item) into the given arrays; returns the counts
-    (like _game._run) and, when the plan keeps traces, each hand's trace."""
+    (like _game._run) and, when the plan keeps traces, each hand's trace. `lineup`: the
+    fastsheng.bots.Lineup of the plan's specs (its C seats)."""
     seats = {
         s: _Seat(name, s, _bot_rng(plan.seed, plan.batch, s))
         for s, name in enumerate(plan.bots)
@@ -138,6 +140,7 @@ def run_python_batch(
     core = _state.BatchCore()
     core.begin_batch(
         plan.core_fields(),
+        lineup,
         plan.python_seats,
         hands.view(np.uint8),
         matches.view(np.uint8),

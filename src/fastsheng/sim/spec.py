@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastsheng.cards import parse_level
-from fastsheng.engine.registry import resolve_bots
+from fastsheng.bots.names import resolve_bots
 from fastsheng.sim.limits import check_size, n_batches
 
 __all__ = [
@@ -41,15 +41,15 @@ def default_batch_size(bots: Any, mode: str = "hands") -> int:
     """The batch size a run of this line-up gets when none is given: DEFAULT_BATCH_SIZE, or
     PYTHON_BATCH_SIZE when any seat is a Python bot (``module:Class``, ``py-random``, an
     object)."""
-    from fastsheng.engine.registry import is_python_bot
+    from fastsheng.bots.names import is_python_bot
 
     python = any(is_python_bot(b) for b in resolve_bots(bots))
     return (PYTHON_BATCH_SIZE if python else DEFAULT_BATCH_SIZE)[mode]
 
 
 def known_bots() -> tuple[str, ...]:
-    """The bot names a user may give (fastsheng.engine.registry.BOTS)."""
-    from fastsheng.engine.registry import BOTS
+    """The bot names a user may give (fastsheng.bots.names.BOTS)."""
+    from fastsheng.bots.names import BOTS
 
     return tuple(BOTS)
 
@@ -57,7 +57,7 @@ def known_bots() -> tuple[str, ...]:
 def check_bots(bots: Any) -> tuple[str, str, str, str]:
     """The one place a bot line-up is validated (the CLI, RunSpec and compare all call it):
     one bot, two (the teams: seats 0/2, 1/3) or four, each a known name or a bot object or
-    class, returned as the four versions they play (fastsheng.engine.registry.resolve_bots:
+    class, returned as the four versions they play (fastsheng.bots.names.resolve_bots:
     ``expert`` -> ``expert-v4``). ValueError naming the bad one."""
     # the versioned names are what the data depends on (run.json records them)
     resolved = resolve_bots(bots)
@@ -85,7 +85,7 @@ def lineup_label(b: Any) -> str:
 def check_python_bots(names: Iterable[str]) -> None:
     """Import every Python bot (module.path:Class) now, so a typo fails before any work; the
     current folder is importable (the workers inherit sys.path), as for `python -m`."""
-    from fastsheng.engine.registry import PY_RANDOM, BotRef, is_python_bot
+    from fastsheng.bots.names import PY_RANDOM, BotRef, is_python_bot
 
     todo = [n for n in names if is_python_bot(n) and n != PY_RANDOM]
     if not todo:
@@ -102,7 +102,7 @@ def check_portable(bots: Iterable[str], *, dask: bool = False) -> None:
     """ValueError in one line when a bot object cannot reach a worker process (it does not
     pickle, or its class lives in an interactive session, which a spawned worker cannot import;
     Dask pickles such classes by value): workers=0 plays it in process."""
-    from fastsheng.engine.registry import BotRef
+    from fastsheng.bots.names import BotRef
 
     for name in bots:
         problem = name.worker_problem(dask=dask) if isinstance(name, BotRef) else None

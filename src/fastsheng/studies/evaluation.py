@@ -40,7 +40,7 @@ def evaluate(
     ``net_hi``, ``won``, ``won_lo``, ``won_hi``, ``warning``) plus ``per_deal_net`` and
     ``per_deal_won`` (numpy arrays, one value per deal)."""
     from fastsheng.engine.hands import simulate_hands
-    from fastsheng.engine.registry import resolve_bot
+    from fastsheng.bots.names import resolve_bot
     from fastsheng.sim.runner import default_batch_size
     from fastsheng.studies.ladder import pair_outcome, pair_row
 

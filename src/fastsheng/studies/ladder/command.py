@@ -44,7 +44,7 @@ def ladder_command(
     import sys
 
     from fastsheng.cards import parse_level
-    from fastsheng.engine.registry import split_bots
+    from fastsheng.bots.names import split_bots
     from fastsheng.rules import get_rules, rules_from_spec
     from fastsheng.sim import progress, runner
 
@@ -94,7 +94,7 @@ def ladder_command(
 
 def _default_batch_size(names: Any) -> int:
     """The batch size ``fastsheng sim`` gives a line-up holding any of these bots."""
-    from fastsheng.engine.registry import is_python_bot, resolve_bot
+    from fastsheng.bots.names import is_python_bot, resolve_bot
     from fastsheng.sim.runner import DEFAULT_BATCH_SIZE, PYTHON_BATCH_SIZE
 
     python = any(is_python_bot(resolve_bot(b)) for b in names)

@@ -18,7 +18,7 @@ class LadderError(FastshengError):
 
 def resolve_bot_name(name: str) -> str:
     """The name a bot plays as (``"expert"`` -> its current version); ValueError if unknown."""
-    from fastsheng.engine.registry import resolve_bot
+    from fastsheng.bots.names import resolve_bot
 
     return resolve_bot(name)
 
@@ -43,7 +43,7 @@ def _resolved_label(bot: Any) -> str:
 def _names(key: str, bot: str) -> bool:
     """Whether a --max-deals key names a listed bot: the same name, or its base name (a
     built-in's name in any case; a module path exactly)."""
-    from fastsheng.engine.registry import is_python_bot
+    from fastsheng.bots.names import is_python_bot
 
     if key == bot or key == bot.partition(":")[0]:
         return True

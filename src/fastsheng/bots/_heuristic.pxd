@@ -10,7 +10,9 @@
 from fastsheng._bitboard cimport hand_t, points_of, popcount, u64, u8
 from fastsheng._core cimport ctx_t, rules_t, shape_t
 from fastsheng._rng cimport rng_t
-from fastsheng._table cimport table_t, trick_t
+from fastsheng._table cimport (
+    bot_t, declare_fn, bury_fn, follow_fn, lead_fn, plan_t, table_t, trick_t,
+)
 
 cdef enum:
     BOT_RANDOM = 0
@@ -21,11 +23,12 @@ cdef enum:
     BOT_EXPERT2 = 5      # expert-v2 (frozen)
     BOT_EXPERT3 = 6      # expert-v3 (frozen)
     BOT_EXPERT4 = 7      # expert-v4 (frozen; the expert of today)
-    BOT_LEARNED1 = 8     # learned-v1 (frozen): its lead and follow set by fastsheng._learned
+    BOT_LEARNED1 = 8     # learned-v1 (frozen): expert-v4's row here; a line-up that plays it
+                         # gives the row its lead, follow and model (fastsheng.bots._lineup)
     NBOTS = 9
 
 
-# Decisions, by the table of bots (_bots.pyx): each bot is a row of four decision functions and
+# Decisions, by the table of bots (_heuristic.pyx): each bot is a row of four decision functions and
 # the plan they read; a dispatcher below calls the function of the seat's bot with its plan.
 cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil
 cdef hand_t bot_follow(table_t* t, int seat, const trick_t* tr) noexcept nogil
@@ -39,7 +42,7 @@ cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
                      int standing_seat, int after_burial) noexcept nogil
 
 # A bot's plan: the flags and parameters by which versions that share a decision differ (each
-# named in _bots.pyx by the version that set it: `V2`, `V3`, `V4` comments; docs/bots.md).
+# named in _heuristic.pyx by the version that set it: `V2`, `V3`, `V4` comments; docs/bots.md).
 cdef enum:
     PLAN_COUNT_VOIDS = 1     # v2: a suit with no card left outside the hand is void for all
     PLAN_DRAW_SURE = 2       # v2: draw trumps with a sure trump only
@@ -53,31 +56,6 @@ cdef enum:
     PLAN_STAKES = 512        # v4: the level table's lines raise the stakes of a trick
     PLAN_LEARNED = 1024      # learned-v1: a model picks among the search's candidates
 
-cdef struct plan_t:
-    int flags                # PLAN_* bits
-    int call_share           # declare: call once the best suit holds this % of the cards
-    int keep_trump_pairs     # follow: a defender keeps its trump pairs from this many cards left
-    int endgame              # follow: contest every trick from this many cards left (0: never)
-
-# The four decisions of a bot, each given the bot's plan (the arguments of the dispatchers).
-ctypedef hand_t (*lead_fn)(table_t* t, int seat, const plan_t* p) noexcept nogil
-ctypedef hand_t (*follow_fn)(table_t* t, int seat, const trick_t* tr, const plan_t* p) noexcept nogil
-ctypedef hand_t (*bury_fn)(table_t* t, int seat, hand_t hand, const plan_t* p) noexcept nogil
-ctypedef int (*declare_fn)(table_t* t, int seat, const int* options, int n, int dealt,
-                           int standing_seat, int after_burial, const plan_t* p) noexcept nogil
-
-# One row of the table of bots.
-cdef struct bot_t:
-    lead_fn lead
-    follow_fn follow
-    bury_fn bury
-    declare_fn declare
-    plan_t plan
-
-
-# A decision set from outside this module (fastsheng._learned, once its model is loaded): the
-# learned rows start as their base bot's decisions and get their own lead and follow here.
-cdef void set_play_decisions(int bot, lead_fn lead, follow_fn follow) noexcept nogil
 
 
 # A legal follow from `hand` to a lead of shape `s`, preferring cards of lower pri[code].
@@ -89,3 +67,13 @@ cdef int count_tractors(const ctx_t* c, hand_t h) noexcept nogil
 # Per-hand tables of the bots, once trump is fixed (after every ctx_init).
 cdef void bots_prepare(table_t* t) noexcept nogil
 
+
+
+# The heuristic bots' table (rows by BOT_* id; learned-v1's plays expert-v4 until a line-up gives
+# it its model). Filled when this module is imported and never changed after.
+cdef const bot_t* heuristic_rows() noexcept nogil
+
+
+# The row of the seat's bot in the game's table of bots; an id outside the table plays basic, as
+# the if-chains that the table replaced did (never a read past its end).
+cdef const bot_t* bot_row(const table_t* t, int seat) noexcept nogil

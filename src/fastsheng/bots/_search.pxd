@@ -1,32 +1,15 @@
-# What other C modules use of fastsheng._search: the search's candidates and its evaluation of
-# them (fastsheng._labels records it as training labels, fastsheng._learned plays from the same
+# What other C modules use of fastsheng.bots._search: the search's candidates and its evaluation of
+# them (fastsheng.bots._labels records it as training labels, fastsheng.bots._learned plays from the same
 # candidates).
 
 from libc.string cimport memcpy
 
 from fastsheng._bitboard cimport hand_equal, hand_t
 from fastsheng._game cimport batch_t, game_t, hand_row_t
+from fastsheng.bots._seat cimport FAMILY_NONE, search_t
 
 cdef enum:
-    MAX_CANDS = 32           # the most candidates a decision compares (bots.py checks cands)
-    # search-v3's `infer` (a misfit's weight in tenths of a natural log, 0: off) rides above
-    # its worlds in search_k (fastsheng.engine.registry.INFER_SHIFT): k is the low 13 bits
-    # (k <= 4096), its `gate` (the race's gate in tenths of a standard error, 1..7; 0: the
-    # published 1 SE) bits 13-15 (GATE_SHIFT)
-    GATE_SHIFT = 13
-    INFER_SHIFT = 16
-    # and its `kitty` (misfits per kitty card its base bot would not have buried, 0: off)
-    # above that (fastsheng.engine.registry.KITTY_SHIFT)
-    KITTY_SHIFT = 23
-    # and its `belief` (1: the chain reads each past decision by the shipped model of when a
-    # player leaves the base bot's play, fastsheng._infer; 0: the 0/1 misfits) above that
-    BELIEF_SHIFT = 27
-    # and its `cards` (1: the chain also weighs its worlds by the shipped per-card belief,
-    # fastsheng._card_belief; 0: off) above that, two bits
-    CARDS_SHIFT = 28
-    # and its `chains` (1: a race's worlds from 4 independent chains in turn; 0: one) in bit 30
-    CHAINS_SHIFT = 30
-    K_MASK = (1 << 13) - 1
+    MAX_CANDS = 32           # the most candidates a decision compares (the spec checks cands)
 
 # The base bot's own play first (t.bots[seat]), basic-v1's second, then distinct legal plays
 # drawn at random (bot stream) from the pool; at most `want`, returns how many.
@@ -52,14 +35,15 @@ cdef void playout_call(const game_t* world, game_t* play, batch_t* pb, hand_row_
 # the sums over worlds of its gain over the first (sum_d) and of its square (sum_d2).
 cdef void race_worlds(game_t* g, int seat, int k, int n, const hand_t* cands, const int* choices,
                       double* sum_d, double* sum_d2) noexcept nogil
-# The search's decision for the seat's pending lead or follow, by the version in the high bits
-# of search_cands (0: `search`, 1: `search-v2`); what fastsheng._game's search hook calls.
-cdef hand_t search_any(game_t* g, int seat) noexcept nogil
+# The frozen `search`'s and `search-v2`'s decision for the seat's pending lead or follow (the
+# decisions fastsheng.bots._lineup gives a seat of those families).
+cdef hand_t search_decide(game_t* g, int seat) noexcept nogil
+cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil
 
 
-# The scratch batch of a decision's playouts: the game's batch (its rules and bots) with no
-# tracing, no profile, no errors counted yet and no seat searching (the playouts play the base
-# bot at every seat).
+# The scratch batch of a decision's playouts: the game's batch (its rules and its table of bots)
+# with no tracing, no profile, no errors counted yet and no seat searching (the playouts play the
+# base bot at every seat).
 cdef inline void scratch_batch(const batch_t* src, batch_t* pb) noexcept nogil:
     cdef int i
     memcpy(pb, src, sizeof(batch_t))
@@ -69,7 +53,10 @@ cdef inline void scratch_batch(const batch_t* src, batch_t* pb) noexcept nogil:
     pb.profile = 0
     pb.errors = 0
     for i in range(4):
-        pb.search_k[i] = 0
+        pb.seats[i].search.family = FAMILY_NONE
+        pb.seats[i].play = NULL
+        pb.seats[i].bury = NULL
+        pb.seats[i].call = NULL
 
 
 # Append h to the candidates out[0..n) unless it is empty or already there; the new count.

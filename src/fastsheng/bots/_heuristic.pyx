@@ -7,7 +7,7 @@ calls and burial), ``basic-v1`` (a casual player's habits) and ``expert-v1`` .. 
 kitty play and strength-based calling; each later version changes named decisions). Each bot is
 a row of the table at the end of this file: its four decisions (lead, follow, bury, declare)
 and the plan they read, so versions that decide alike share one function. Versions are frozen
-(fastsheng.engine.registry, tests/test_bot_versions.py): a new behaviour is a new version (a new row),
+(fastsheng.bots.names, tests/test_bot_versions.py): a new behaviour is a new version (a new row),
 never an edit of a frozen one. Two private test bots: ``_chaos`` leads random subsets of a suit
 (often failing throws) so that the tests exercise every throw rule; ``_mute`` never calls.
 
@@ -1161,36 +1161,39 @@ cdef int PLAN_V2 = PLAN_COUNT_VOIDS | PLAN_DRAW_SURE | PLAN_TOP_LEADS | PLAN_LOW
 
 cdef bot_t BOT_TABLE[NBOTS]
 BOT_TABLE[BOT_RANDOM] = bot_t(
-    lead_random, follow_random, bury_random, declare_random, plan_t(0, 0, 0, 0))
-BOT_TABLE[BOT_BASIC] = bot_t(lead_basic, follow_basic, bury_cheap, declare_basic, plan_t(0, 0, 0, 0))
+    lead_random, follow_random, bury_random, declare_random, plan_t(0, 0, 0, 0), NULL)
+BOT_TABLE[BOT_BASIC] = bot_t(
+    lead_basic, follow_basic, bury_cheap, declare_basic, plan_t(0, 0, 0, 0), NULL)
 BOT_TABLE[BOT_EXPERT1] = bot_t(
-    lead_expert, follow_expert, bury_cheap, declare_expert, plan_t(PLAN_BURY_VOIDS, 15, 6, 6))
-BOT_TABLE[BOT_CHAOS] = bot_t(lead_chaos, follow_random, bury_random, declare_random, plan_t(0, 0, 0, 0))
-BOT_TABLE[BOT_MUTE] = bot_t(lead_basic, follow_basic, bury_cheap, declare_never, plan_t(0, 0, 0, 0))
+    lead_expert, follow_expert, bury_cheap, declare_expert, plan_t(PLAN_BURY_VOIDS, 15, 6, 6), NULL)
+BOT_TABLE[BOT_CHAOS] = bot_t(
+    lead_chaos, follow_random, bury_random, declare_random, plan_t(0, 0, 0, 0), NULL)
+BOT_TABLE[BOT_MUTE] = bot_t(
+    lead_basic, follow_basic, bury_cheap, declare_never, plan_t(0, 0, 0, 0), NULL)
 BOT_TABLE[BOT_EXPERT2] = bot_t(
-    lead_expert, follow_expert, bury_cheap, declare_expert, plan_t(PLAN_V2, 10, 15, 0))
+    lead_expert, follow_expert, bury_cheap, declare_expert, plan_t(PLAN_V2, 10, 15, 0), NULL)
 BOT_TABLE[BOT_EXPERT3] = bot_t(
-    lead_expert, follow_expert, bury_cheap, declare_expert, plan_t(PLAN_V2 | PLAN_SECURE, 10, 15, 0))
+    lead_expert, follow_expert, bury_cheap, declare_expert, plan_t(PLAN_V2 | PLAN_SECURE, 10, 15, 0),
+    NULL)
 BOT_TABLE[BOT_EXPERT4] = bot_t(
     lead_expert, follow_expert, bury_cheap, declare_expert,
-    plan_t(PLAN_V2 | PLAN_SECURE | PLAN_RISK | PLAN_STAKES, 10, 15, 0))
+    plan_t(PLAN_V2 | PLAN_SECURE | PLAN_RISK | PLAN_STAKES, 10, 15, 0), NULL)
 # learned-v1: expert-v4's burial and calls; its lead and follow (a model over the search's
-# candidates, fastsheng._learned) replace expert-v4's when fastsheng._learned loads its model,
-# which fastsheng.engine.registry.bot_spec does before any learned-v1 seat plays
+# candidates, fastsheng.bots._learned) and its model are given to the row by the line-up that
+# plays it (fastsheng.bots._lineup), in that line-up's own copy of this table
 BOT_TABLE[BOT_LEARNED1] = bot_t(
     lead_expert, follow_expert, bury_cheap, declare_expert,
-    plan_t(PLAN_V2 | PLAN_SECURE | PLAN_RISK | PLAN_STAKES | PLAN_LEARNED, 10, 15, 0))
+    plan_t(PLAN_V2 | PLAN_SECURE | PLAN_RISK | PLAN_STAKES | PLAN_LEARNED, 10, 15, 0), NULL)
 
 
-cdef void set_play_decisions(int bot, lead_fn lead, follow_fn follow) noexcept nogil:
-    BOT_TABLE[bot].lead = lead
-    BOT_TABLE[bot].follow = follow
+cdef const bot_t* heuristic_rows() noexcept nogil:
+    return BOT_TABLE
 
 
 def table_rows():
     """The C table of bots, a dict per bot index: its plan's fields and the address of each of
     its four decisions (0: not set). tests/test_bots_table.py checks it against
-    fastsheng.engine.registry.BOT_INDEX."""
+    fastsheng.bots.names.BOT_INDEX."""
     cdef const bot_t* b
     rows = []
     for i in range(NBOTS):
@@ -1204,32 +1207,31 @@ def table_rows():
     return rows
 
 
-cdef inline const bot_t* row_of(const table_t* t, int seat) noexcept nogil:
-    """The row of the seat's bot; an id outside the table plays basic, as the if-chains that
-    the table replaced did (never a read past its end)."""
+cdef const bot_t* bot_row(const table_t* t, int seat) noexcept nogil:
     cdef unsigned int bot = <unsigned int>t.bots[seat]
-    return &BOT_TABLE[bot if bot < NBOTS else BOT_BASIC]
+    cdef const bot_t* rows = t.rows if t.rows != NULL else BOT_TABLE
+    return &rows[bot if bot < NBOTS else BOT_BASIC]
 
 
 cdef hand_t bot_lead(table_t* t, int seat) noexcept nogil:
-    cdef const bot_t* b = row_of(t, seat)
+    cdef const bot_t* b = bot_row(t, seat)
     t.lead_risk = 0.0
     return b.lead(t, seat, &b.plan)
 
 
 cdef hand_t bot_follow(table_t* t, int seat, const trick_t* tr) noexcept nogil:
-    cdef const bot_t* b = row_of(t, seat)
+    cdef const bot_t* b = bot_row(t, seat)
     return b.follow(t, seat, tr, &b.plan)
 
 
 cdef hand_t bot_bury(table_t* t, int seat, hand_t hand) noexcept nogil:
-    cdef const bot_t* b = row_of(t, seat)
+    cdef const bot_t* b = bot_row(t, seat)
     return b.bury(t, seat, hand, &b.plan)
 
 
 cdef int bot_declare(table_t* t, int seat, const int* options, int n, int dealt,
                      int standing_seat, int after_burial) noexcept nogil:
-    cdef const bot_t* b = row_of(t, seat)
+    cdef const bot_t* b = bot_row(t, seat)
     if n == 0:
         return -1
     return b.declare(t, seat, options, n, dealt, standing_seat, after_burial, &b.plan)

@@ -7,13 +7,13 @@ expert-v1's, then the base burial with one card swapped for one it keeps, by nam
 then at random (bot stream). Every candidate is played out in the same k worlds consistent with
 what the burier knows (fastsheng._worlds.world_from_game: the other three hands redealt, its own
 25 cards and the kitty known), the rest of the hand played by the base bot at all four seats
-with the same bot stream per world (common random numbers), and scored by fastsheng._search's
+with the same bot stream per world (common random numbers), and scored by fastsheng.bots._search's
 outcome (net levels x 40, then points). A candidate replaces the base burial only when its mean
 gain over it clears Z standard errors of the paired differences: the gate that keeps the play
 search from losing to its base. The calls stay the base bot's.
 
-fastsheng._game calls `bury_decide` through the hook this module registers when imported, for
-a searching seat whose search_cands carries BURY_FLAG.
+A seat whose spec sets `bury=1` is given `bury_decide` by its line-up (fastsheng.bots._lineup);
+fastsheng._game calls it through the seat.
 """
 
 cdef extern from *:
@@ -28,30 +28,21 @@ from fastsheng._bitboard cimport (
     hand_add_card, hand_count, hand_empty, hand_mask, hand_minus, hand_remove_card, hand_t,
     hand_union, lsb, points_of, popcount, u64,
 )
-from fastsheng._bots cimport BOT_BASIC, BOT_EXPERT1, bot_bury, bot_follow, bot_lead
+from fastsheng.bots._heuristic cimport BOT_BASIC, BOT_EXPERT1, bot_bury, bot_follow, bot_lead
 from fastsheng._core cimport TRUMP, ctx_t
-from fastsheng._game cimport (
-    BURY_FLAG, DEC_BURY, PH_LEAD, bury_search_fn, current_search_hook, game_t, search_fn,
-    set_bury_hook, set_search_hook,
-)
+from fastsheng._game cimport DEC_BURY, game_t
 from fastsheng._rng cimport rng_below
-from fastsheng._search cimport (
-    K_MASK, MAX_CANDS, add_distinct, gate_best, race_worlds,
-)
+from fastsheng.bots._search cimport MAX_CANDS, add_distinct, gate_best, race_worlds
+from fastsheng.bots._seat cimport search_t
 from fastsheng._table cimport table_t
 
 cdef enum:
     NRANDOM_TRIES = 64       # random swaps drawn before giving up on filling the candidates
 
-# the knobs (fixed for the published search-v3; _bury_tune changes them for screens only)
-# worlds per burial = the name's k x B_KMUL, at most B_MAXW: a burial is one decision a hand,
-# 128 worlds gained more than 32 or 64 and 256 no more (docs/bots.md's screen); they cost about
-# 18 ms a burial
-cdef int B_KMUL = 4
-cdef int B_MAXW = 128
-cdef int B_RULES = 1         # 0: no named swaps (only the bots' burials and random swaps)
-cdef int B_PLAY = 1          # 0: the seat's leads and follows are its base bot's (analysis)
-cdef double B_Z = 1.0        # the gate, in standard errors (the play search's)
+# The seat's settings (fastsheng.bots._seat.search_t) size the search: worlds per burial = its k
+# x bury_kmul (published 4), at most bury_maxw (128): a burial is one decision a hand, 128 worlds
+# gained more than 32 or 64 and 256 no more (docs/research/burial.md's screen); they cost about
+# 18 ms a burial.
 
 # analysis counters (never read by the play): burials searched, replaced, by candidate index
 cdef long long B_NDEC = 0, B_NDEV = 0, B_NPLAY = 0
@@ -139,7 +130,7 @@ cdef int rule_swaps(const table_t* t, hand_t full, hand_t base, hand_t* out, int
     return n
 
 
-cdef int bury_candidates(game_t* g, int seat, hand_t* out, int want) noexcept nogil:
+cdef int bury_candidates(game_t* g, int seat, hand_t* out, int want, int rules) noexcept nogil:
     """The base bot's burial first, basic-v1's and expert-v1's, the rule swaps, then random
     one-card swaps of the base burial (bot stream); at most `want`, returns how many."""
     cdef table_t* t = &g.t
@@ -156,7 +147,7 @@ cdef int bury_candidates(game_t* g, int seat, hand_t* out, int want) noexcept no
     if n < want:
         n = add_burial(out, n, bot_bury(t, seat, full))
     t.bots[seat] = bot
-    if B_RULES:
+    if rules:
         n = rule_swaps(t, full, base, out, n, want)
     kept = hand_minus(full, base)
     nb = popcount(base.one)         # distinct codes: a swap moves one copy
@@ -185,17 +176,18 @@ cdef hand_t bury_decide(game_t* g, int seat) noexcept nogil:
     cdef hand_t cands[MAX_CANDS]
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
-    cdef int k = (g.b.search_k[seat] & K_MASK) * B_KMUL, want = g.b.search_cands[seat] & 0xFF
+    cdef const search_t* o = &g.b.seats[seat].search
+    cdef int k = o.k * o.bury_kmul, want = o.cands
     cdef int n, best = 0, pend_kind = g.pend_kind, pend_seat = g.pend_seat
     if want > MAX_CANDS:
         want = MAX_CANDS
     if want < 1:
         want = 1
-    n = bury_candidates(g, seat, cands, want)
+    n = bury_candidates(g, seat, cands, want, o.bury_rules)
     if n == 0:
         return hand_empty()     # no burial of 8 at all: the game loop reports and repairs it
-    if k > B_MAXW:
-        k = B_MAXW
+    if k > o.bury_maxw:
+        k = o.bury_maxw
     B_NDEC += 1
     if n == 1 or k < 2:
         return cands[0]
@@ -207,67 +199,14 @@ cdef hand_t bury_decide(game_t* g, int seat) noexcept nogil:
     B_NPLAY += <long long>k * n
     g.pend_kind = pend_kind
     g.pend_seat = pend_seat
-    best = gate_best(sum_d, sum_d2, n, k, B_Z)
+    best = gate_best(sum_d, sum_d2, n, k, o.bury_z)
     B_BEST[best] += 1
     B_NDEV += best != 0
     return cands[best]
 
 
-# the search hook the play-off knob wrapped (put back when the play is on again)
-cdef search_fn WRAPPED = NULL
-
-
-cdef hand_t play_base_or_search(game_t* g, int seat) noexcept nogil:
-    """With B_PLAY = 0, a burial- or call-searching seat leads and follows as its base bot (as
-    the game loop would, throw estimate included); every other seat searches as always."""
-    cdef table_t* t = &g.t
-    cdef hand_t out
-    if B_PLAY or not (g.b.search_cands[seat] & BURY_FLAG or g.b.search_cands[seat] < 0):
-        return WRAPPED(g, seat)
-    if g.phase == PH_LEAD:
-        out = bot_lead(t, seat)
-        g.row.throw_risk += <float>t.lead_risk
-        return out
-    return bot_follow(t, seat, &g.tr)
-
-
-set_bury_hook(<bury_search_fn>bury_decide)
-
-
 # ---------------------------------------------------------------------------------------------
-# The Python face (fastsheng.engine.registry validates the names)
-
-BURY_FLAG_ = BURY_FLAG
-
-
-def _bury_tune(kmul=None, maxw=None, rules=None, play=None, z=None):
-    """Screening only (analysis/bury_search.py): set knobs of the burial search in this process
-    (the published search-v3 plays with the defaults). play=0: a `bury=1` seat leads and follows
-    as its base bot, so the burial's own effect is measured. Returns every knob as it was, so
-    ``_bury_tune(**old)`` restores them."""
-    global B_KMUL, B_MAXW, B_RULES, B_PLAY, B_Z, WRAPPED
-    was = dict(kmul=B_KMUL, maxw=B_MAXW, rules=B_RULES, play=B_PLAY, z=B_Z)
-    if kmul is not None:
-        B_KMUL = kmul
-    if maxw is not None:
-        B_MAXW = maxw
-    if rules is not None:
-        B_RULES = rules
-    if z is not None:
-        B_Z = z
-    if play is not None and play != B_PLAY:
-        B_PLAY = play
-        # the wrapper only while the play search is off; the searches register their hooks
-        # when imported, so import them all before wrapping the one in force
-        from fastsheng import _guided_search, _search  # noqa: F401
-        if not B_PLAY:
-            WRAPPED = current_search_hook()
-            set_search_hook(<search_fn>play_base_or_search)
-        else:
-            set_search_hook(WRAPPED)
-            WRAPPED = NULL
-    return was
-
+# The Python face: analysis only (the counters never decide a play)
 
 def _bury_counts(reset=False):
     """Screening only: (burials searched, replaced, playouts, how often each candidate won)."""

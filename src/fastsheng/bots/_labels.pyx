@@ -3,9 +3,9 @@
 
 Plays hands with a line-up of C bots and, at every lead and follow with more than one
 candidate, asks the search what each candidate is worth: the search's own candidates
-(fastsheng._search.candidates, the seat's bot as the base) and its own evaluation
-(fastsheng._search.evaluate: k worlds, every candidate played out with the base bot). One row
-per candidate: its features (fastsheng._features), its cards, the search's mean score and its
+(fastsheng.bots._search.candidates, the seat's bot as the base) and its own evaluation
+(fastsheng.bots._search.evaluate: k worlds, every candidate played out with the base bot). One row
+per candidate: its features (fastsheng.bots._features), its cards, the search's mean score and its
 mean gain over the base bot's play (with the standard error of that gain), and, once the hand is
 over, the hand's real outcome for the seat's team. The base bot's play is what is played, so the
 hands are the base line-up's (on the bot stream that the labelling also draws from).
@@ -22,13 +22,13 @@ from libc.math cimport sqrt
 from libc.string cimport memset
 
 from fastsheng._bitboard cimport hand_empty, hand_t, u64, u8
-from fastsheng._features cimport NFEAT, cand_features
+from fastsheng.bots._features cimport NFEAT, cand_features
 from fastsheng._game cimport (
     DEC_FOLLOW, DEC_LEAD, PH_LEAD, batch_hand_begin, batch_t, bot_decide, game_run, game_t,
-    hand_row_t,
+    hand_row_t, lineup_of, lineup_t,
 )
 from fastsheng._rng cimport rng_t
-from fastsheng._search cimport MAX_CANDS, candidates, evaluate, outcome
+from fastsheng.bots._search cimport MAX_CANDS, candidates, evaluate, outcome
 
 
 # Where to write: one entry per candidate row (arrays preallocated by fastsheng.engine.labels).
@@ -96,6 +96,7 @@ cdef int run_labels(batch_t* b, rng_t* rng, int k, int want, int consistent,
     memset(&g, 0, sizeof(game_t))
     g.b = b
     g.t.rng = &g.bot_rng
+    g.t.rows = b.rows
     g.master = rng
     for s in range(4):
         g.t.bots[s] = b.bots[s]
@@ -110,7 +111,7 @@ cdef int run_labels(batch_t* b, rng_t* rng, int k, int want, int consistent,
                 label_decision(&g, s, k, want, consistent, L)
                 g.dec_ready = 1
             else:
-                bot_decide(&g, g.t.bots[s], 0, 0)
+                bot_decide(&g, b.rows, &b.seats[s])
         row = &b.hands[b.nhands]
         row.hand_id = g.hand_id
         b.nhands += 1
@@ -119,10 +120,12 @@ cdef int run_labels(batch_t* b, rng_t* rng, int k, int want, int consistent,
     return 0
 
 
-def _run_labels(rules_fields, bots, int level, unsigned long long id_base, int size, hands,
+def _run_labels(rules_fields, lineup, int level, unsigned long long id_base, int size, hands,
                 state, int k, int want, int consistent, cols):
-    """Play one batch and label it (fastsheng.engine.labels owns and sizes the arrays: `hands` the raw
-    bytes of the hand rows, `cols` a dict of numpy arrays, `features` of shape (cap, NFEAT))."""
+    """Play one batch and label it with the C bots of `lineup` (a fastsheng.bots.Lineup that
+    does not search; fastsheng.engine.labels owns and sizes the arrays: `hands` the raw bytes of
+    the hand rows, `cols` a dict of numpy arrays, `features` of shape (cap, NFEAT))."""
+    cdef const lineup_t* lu = lineup_of(lineup)
     cdef batch_t b
     cdef rng_t rng
     cdef labels_t L
@@ -148,8 +151,10 @@ def _run_labels(rules_fields, bots, int level, unsigned long long id_base, int s
         raise ValueError(f"features must have {NFEAT} columns")
     memset(&b, 0, sizeof(batch_t))
     b.r = rules_fields
+    b.rows = lu.rows
     for i in range(4):
-        b.bots[i] = bots[i]
+        b.bots[i] = lu.seats[i].bot
+        b.seats[i] = lu.seats[i]
     b.mode = 0
     b.level = level
     b.id_base = id_base

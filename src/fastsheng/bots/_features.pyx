@@ -6,7 +6,7 @@ trick, side, points so far, trumps held and unseen), then the candidate and its 
 the base bot's play (points, trumps, pairs, how high its cards are, whether it wins the trick
 now, ruff threats in its suit). Everything is read from the seat's own hand and the public
 record (cards played, voids shown, the trick so far, the kitty only when the seat buried it).
-FEATURE_NAMES (below) names every slot; fastsheng._labels writes them as columns.
+FEATURE_NAMES (below) names every slot; fastsheng.bots._labels writes them as columns.
 """
 
 cdef extern from *:
@@ -21,7 +21,7 @@ cdef extern from *:
     """
 
 from fastsheng._bitboard cimport hand_count, hand_mask, hand_minus, hand_t, lsb, popcount, u64
-from fastsheng._bots cimport points_of
+from fastsheng.bots._heuristic cimport points_of
 from fastsheng._core cimport KIND_THROW, TRUMP, ctx_t, lead_shape, shape_t
 from fastsheng._game cimport PH_LEAD
 from fastsheng._table cimport table_t, would_win

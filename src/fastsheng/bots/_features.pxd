@@ -1,4 +1,4 @@
-# The learned bot's view of a decision (fastsheng._features, docs/bots.md "learned-v1"): one
+# The learned bot's view of a decision (fastsheng.bots._features, docs/bots.md "learned-v1"): one
 # vector of NFEAT floats per candidate play, computed in C from what the seat may know.
 
 from fastsheng._bitboard cimport hand_t

@@ -33,11 +33,14 @@ from fastsheng._bitboard cimport (
     hand_add_card, hand_copies, hand_count, hand_empty, hand_equal, hand_minus, hand_t,
     hand_union, lsb,
 )
-from fastsheng._bots cimport bot_bury, bot_follow, bot_lead, points_of
-from fastsheng._card_belief cimport card_lambda, card_logq, card_name_lambda, shown_unplayed
+from fastsheng.bots._heuristic cimport NBOTS, bot_bury, bot_follow, bot_lead, points_of
+from fastsheng.bots._card_belief cimport card_logq, shown_unplayed
 from fastsheng._core cimport lead_shape
-from fastsheng._features cimport NFEAT, cand_features
-from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t, trick_public
+from fastsheng.bots._features cimport NFEAT, cand_features
+from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t, seat_t, trick_public
+from fastsheng._table cimport bot_t
+from fastsheng.bots._models cimport belief_t, learned_t, mlp_forward
+from fastsheng.bots._seat cimport search_t
 from fastsheng._rng cimport rng_below, rng_next, rng_split, rng_t
 from fastsheng._table cimport trick_add, trick_start
 from fastsheng._worlds cimport kitty_known, trick_ok
@@ -46,24 +49,12 @@ cdef enum:
     KITTY = 4
 
 
-# screening knobs (module settings, never set by a published name): SOFT > 0 judges a past play
-# that differs from the model bot's by the learned model's predicted gain of it over the model's
-# play (JUDGE, when a model is loaded): a play it predicts to gain SOFT net levels or more is no
-# misfit, one it predicts to gain nothing a whole one; MODEL_BOT >= 0 replaces the seat's base bot as
-# the model of the chain (the learned model is trained against expert-v4's play)
-cdef float SOFT = 0
-cdef int MODEL_BOT = -1
-cdef int KINDS = 3          # screening: bit 0 count leads, bit 1 follows
-
-
-cdef judge_fn JUDGE = NULL   # the learned judgement, set by fastsheng._learned's load
-
-# The learned belief (screening: BELIEF = 1 or 2 with a model set by _set_belief), trained on
-# hands of the bots the search meets (analysis/train_belief.py), in two forms:
+# The learned belief (a seat's `belief`: fastsheng.bots._models.belief_t), trained on hands of
+# the bots the search meets (training/train_belief.py), in two forms:
 # 1: a per-decision classifier of the real deal against uniform consistent worlds. Its logit
 #    f(x) of a past decision's features x (the played move against the model bot's, from the
 #    acting seat's cards of the world, and whether they differ) estimates log p(x | the real
-#    deal) / p(x | a uniform world). Units: 100 (BCLIP - f) per decision, clipped to [0, BSPAN]
+#    deal) / p(x | a uniform world). Units: 100 (clip - f) per decision, clipped to [0, span]
 #    (the logit's range in training), so that odds exp(-infer/10) weigh a world by
 #    exp(infer/10 * sum f).
 # 2: a model of when the player leaves the model bot's play: its logit f(x) of the features of
@@ -71,50 +62,51 @@ cdef judge_fn JUDGE = NULL   # the learned judgement, set by fastsheng._learned'
 #    player reads the odds of a deviation from the position: a searching player keeps the
 #    obvious plays and leaves the close ones, so a world where a seat left an obvious play is
 #    less likely than one where it left a close one. Units: 100 (-log P(what was played: the
-#    model's or another)), clipped to BSPAN; the odds weigh a world by P(record)^(infer/10).
-cdef enum:
-    MAX_BH = 64
-cdef int BELIEF = 0
-cdef int BH = 0
-cdef float BCLIP = 4         # the logit's bound above
-cdef float BSPAN = 800       # 100 times its range (the units' bound)
-cdef float BMU[NB_IN]
-cdef float BSD[NB_IN]
-cdef float BW1[MAX_BH][NB_IN]
-cdef float BB1[MAX_BH]
-cdef float BW2[MAX_BH]
-cdef float BB2 = 0
+#    model's or another)), clipped to span; the odds weigh a world by P(record)^(infer/10).
 
 
-cdef float belief_logit(const float* x) noexcept nogil:
-    cdef int i, j
-    cdef float z, y = BB2
-    cdef float xs[NB_IN]
-    for j in range(NB_IN):
-        xs[j] = (x[j] - BMU[j]) / BSD[j]
-    for i in range(BH):
-        z = BB1[i]
-        for j in range(NB_IN):
-            z += BW1[i][j] * xs[j]
-        if z > 0:
-            y += BW2[i] * z
-    return y
+cdef void fit_from(fit_t* f, const bot_t* rows, const seat_t* st, int bot) noexcept nogil:
+    cdef const search_t* o = &st.search
+    f.bot = bot
+    f.soft = o.soft
+    f.kitty = o.kitty
+    f.belief = o.belief
+    f.kinds = o.kinds
+    f.bm = st.belief
+    f.judge = NULL
+    if rows != NULL and 0 <= o.guide < NBOTS:
+        f.judge = rows[o.guide].learned
 
 
-cdef void set_judge(judge_fn f) noexcept nogil:
-    global JUDGE
-    JUDGE = f
+cdef void fit_of(fit_t* f, const game_t* g, int seat, const seat_t* st) noexcept nogil:
+    """How `seat`'s inference reads the play, from its seat's settings: the model bot (its base
+    bot unless the seat names one), the learned judgement (soft, the model of its line-up's
+    guiding learned row), the burial, the belief and its model, the decisions read."""
+    fit_from(f, g.t.rows, st, st.search.model if st.search.model >= 0 else g.t.bots[seat])
 
 
-cdef inline int judged(game_t* r, int s, hand_t model_play, hand_t played, float soft,
-                       int belief, rows_t* rows) noexcept nogil:
+cdef void fit_plain(fit_t* f, int bot) noexcept nogil:
+    """The plain count: 0/1 misfits of every past lead and follow against bot `bot`."""
+    f.bot = bot
+    f.soft = 0
+    f.kitty = 0
+    f.belief = 0
+    f.kinds = 3
+    f.bm = NULL
+    f.judge = NULL
+
+
+cdef inline int judged(game_t* r, int s, hand_t model_play, hand_t played, const fit_t* f,
+                       rows_t* rows) noexcept nogil:
     """One past decision's misfit in hundredths (0: the model plays as was played); with
     `rows`, its features are written instead of the belief's judgement (its training rows)."""
     cdef float y
     cdef float x[NB_IN]
+    cdef float xs[NB_IN]
     cdef bint same = hand_equal(model_play, played)
-    cdef int kind = rows.kind if rows != NULL else belief
-    if (rows != NULL and rows.n < rows.cap) or (rows == NULL and belief and BH):
+    cdef int kind = rows.kind if rows != NULL else f.belief
+    cdef const belief_t* bm = f.bm
+    if (rows != NULL and rows.n < rows.cap) or (rows == NULL and f.belief and bm != NULL):
         if kind == 2:
             # the model's own play, in this world's cards (whether it was played: the label)
             cand_features(r, s, model_play, model_play, 0, 8, x)
@@ -127,17 +119,19 @@ cdef inline int judged(game_t* r, int s, hand_t model_play, hand_t played, float
         elif kind == 2:
             # -log P(what was seen): the model's play kept or left, at the learned odds
             x[NFEAT] = 0
-            y = belief_logit(x)
+            y = mlp_forward(&bm.net, x, xs)
             y = 100 * (log1p(exp(-y)) if not same else log1p(exp(y)))
-            return <int>BSPAN if y >= BSPAN else <int>(y + 0.5)
+            return <int>bm.span if y >= bm.span else <int>(y + 0.5)
         else:
-            y = 100 * (BCLIP - belief_logit(x))
-            return 0 if y <= 0 else (<int>BSPAN if y >= BSPAN else <int>(y + 0.5))
+            y = 100 * (bm.clip - mlp_forward(&bm.net, x, xs))
+            return 0 if y <= 0 else (<int>bm.span if y >= bm.span else <int>(y + 0.5))
     if same:
         return 0
-    if soft <= 0 or JUDGE == NULL:
+    if f.soft <= 0 or f.judge == NULL:
         return 100
-    y = 1.0 - JUDGE(r, s, played, model_play) / soft
+    # the learned judgement: the predicted gain of the play made over the model bot's
+    cand_features(r, s, played, model_play, 0, f.judge.want, x)
+    y = 1.0 - mlp_forward(&f.judge.net, x, xs) / f.soft
     if y <= 0:
         return 0
     if y >= 1:
@@ -151,13 +145,13 @@ cdef inline bint reads_burial(const game_t* world, int seat, int kitty) noexcept
             and world.n_chaodi == 0 and hand_count(world.kitty) == 8)
 
 
-cdef int fit_units(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
-                   float soft, int kitty, int belief) noexcept nogil:
-    return fit_rows(world, seat, bot, rng, cap, soft, kitty, belief, NULL)
+cdef int fit_units(const game_t* world, int seat, const fit_t* f, const rng_t* rng,
+                   int cap) noexcept nogil:
+    return fit_rows(world, seat, f, rng, cap, NULL)
 
 
-cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int cap,
-                  float soft, int kitty, int belief, rows_t* rows) noexcept nogil:
+cdef int fit_rows(const game_t* world, int seat, const fit_t* f, const rng_t* rng, int cap,
+                  rows_t* rows) noexcept nogil:
     """misfits in hundredths of a misfit (soft: the learned judgement of judged; kitty: the
     burial read too, `kitty` misfits per card of the world's kitty the model bot would not
     have buried from the burier's 33 cards), -1 when the record contradicts the world;
@@ -170,10 +164,9 @@ cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int 
     cdef const hand_t* plays
     cdef hand_t att, p
     cdef int s, i, j, n, ntricks, leader, barred, pts, b, miss = 0
+    cdef int bot = f.bot
     if world.phase < PH_LEAD:
         return 0
-    if belief < 0:
-        belief = BELIEF
     memcpy(&r, world, sizeof(game_t))
     memcpy(&br, rng, sizeof(rng_t))
     r.t.rng = &br
@@ -191,11 +184,11 @@ cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int 
     r.t.played = hand_empty()
     r.t.def_points = 0
     r.t.tricks_done = 0
-    if reads_burial(world, seat, kitty):
+    if reads_burial(world, seat, f.kitty):
         b = world.t.burier
         # the model's burial from the burier's 33 cards of the world
         p = hand_union(r.t.hands[b], world.kitty)
-        miss += 100 * kitty * hand_count(hand_minus(world.kitty, bot_bury(&r.t, b, p)))
+        miss += 100 * f.kitty * hand_count(hand_minus(world.kitty, bot_bury(&r.t, b, p)))
     ntricks = world.tn if world.tn < LOG_TRICKS else LOG_TRICKS
     for j in range(ntricks + (1 if world.phase == PH_FOLLOW else 0)):
         if j < ntricks:
@@ -215,8 +208,8 @@ cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int 
         r.phase = PH_LEAD
         if leader != seat:
             p = bot_lead(&r.t, leader)
-            if KINDS & 1:
-                miss += judged(&r, leader, p, att, soft, belief, rows)
+            if f.kinds & 1:
+                miss += judged(&r, leader, p, att, f, rows)
         lead_shape(&r.t.ctx, plays[0], &r.tr.shape)
         trick_start(&r.t.ctx, &r.tr, leader, plays[0], barred)
         r.t.hands[leader] = hand_minus(r.t.hands[leader], plays[0])
@@ -225,8 +218,8 @@ cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int 
             s = (leader + i) & 3
             if s != seat:
                 p = bot_follow(&r.t, s, &r.tr)
-                if KINDS & 2:
-                    miss += judged(&r, s, p, plays[i], soft, belief, rows)
+                if f.kinds & 2:
+                    miss += judged(&r, s, p, plays[i], f, rows)
             trick_add(&r.t.ctx, &r.tr, plays[i])
             r.t.hands[s] = hand_minus(r.t.hands[s], plays[i])
         if miss > cap:
@@ -240,8 +233,9 @@ cdef int fit_rows(const game_t* world, int seat, int bot, const rng_t* rng, int 
 
 
 cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int cap) noexcept nogil:
-    cdef int m = fit_units(world, seat, bot, rng, cap * 100 if cap < (1 << 20) else 1 << 30, 0,
-                          0, -1)
+    cdef fit_t f
+    fit_plain(&f, bot)
+    cdef int m = fit_units(world, seat, &f, rng, cap * 100 if cap < (1 << 20) else 1 << 30)
     return m if m < 0 else m // 100
 
 
@@ -262,27 +256,24 @@ cdef int pick_copy(hand_t h, rng_t* rng) noexcept nogil:
 
 
 cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat, double odds,
-                      int kitty, int belief, int cards, rng_t* rng) noexcept nogil:
+                      rng_t* rng) noexcept nogil:
     cdef int s, b
-    cdef float lam
+    cdef const seat_t* st = &g.b.seats[seat]
+    cdef float lam = st.search.lam
     cdef hand_t now, kb
     cdef game_t* w2
     memcpy(&c.w, first, sizeof(game_t))
     c.seat = seat
-    c.bot = g.t.bots[seat] if MODEL_BOT < 0 else MODEL_BOT
-    c.soft = SOFT
-    c.kitty = kitty
-    # the name's belief is the model of deviations; the screening setting overrides it
-    c.belief = BELIEF if BELIEF else (2 if belief else 0)
+    fit_of(&c.fit, g, seat, st)
     # reading the burial: start from the world with the kitty the model buries from the
     # burier's cards (those it holds now, has played and the kitty), when the record allows it
-    if reads_burial(first, seat, kitty) and not kitty_known(g, seat):
+    if reads_burial(first, seat, c.fit.kitty) and not kitty_known(g, seat):
         b = first.t.burier
         now = hand_union(first.t.hands[b], first.kitty)
         w2 = <game_t*>malloc(sizeof(game_t))
         if w2 != NULL:
             memcpy(w2, first, sizeof(game_t))
-            w2.t.bots[b] = c.bot
+            w2.t.bots[b] = c.fit.bot
             kb = bot_bury(&w2.t, b, hand_union(now, first.t.played_by[b]))
             if hand_count(kb) == 8 and hand_equal(hand_minus(kb, now), hand_empty()) and \
                     not hand_equal(kb, first.kitty):
@@ -290,7 +281,7 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
                 w2.kitty = kb
                 w2.t.buried = kb
                 w2.t.hands[b] = hand_minus(now, kb)
-                if fit_units(w2, seat, c.bot, rng, 1 << 30, c.soft, kitty, c.belief) >= 0:
+                if fit_units(w2, seat, &c.fit, rng, 1 << 30) >= 0:
                     memcpy(&c.w, w2, sizeof(game_t))
             free(w2)
     c.odds = odds
@@ -314,13 +305,12 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
         if 0 <= g.t.burier < 4 and g.t.burier != seat:
             c.pinned[KITTY] = hand_minus(c.pinned[g.t.burier], c.w.t.hands[g.t.burier])
             c.pinned[g.t.burier] = hand_minus(c.pinned[g.t.burier], c.pinned[KITTY])
-    c.m = fit_units(&c.w, seat, c.bot, &c.fit_rng, 1 << 30, c.soft, c.kitty, c.belief)
-    # the per-card belief (the name's `cards=`, or the screening setting over it), read once
-    # from the record (it does not depend on the world), weighs the worlds by the product over
-    # their free cards of P(card lies there) to the power lam
+    c.m = fit_units(&c.w, seat, &c.fit, &c.fit_rng, 1 << 30)
+    # the per-card belief (the seat's `cards=` model to its power `lam`), read once from the
+    # record (it does not depend on the world), weighs the worlds by the product over their
+    # free cards of P(card lies there) to the power lam
     c.lam = 0
-    lam = card_lambda() if card_lambda() > 0 else card_name_lambda(cards)
-    if lam > 0 and card_logq(g, seat, lam, c.lq):
+    if lam > 0 and card_logq(g, seat, st.cards, lam, c.lq):
         c.lam = lam
 
 
@@ -354,8 +344,7 @@ cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
         sb = hb[0]
         ha[0] = hand_add_card(hand_minus(sa, hand_add_card(hand_empty(), x)), y)
         hb[0] = hand_add_card(hand_minus(sb, hand_add_card(hand_empty(), y)), x)
-        m = fit_units(&c.w, c.seat, c.bot, &c.fit_rng, c.m + 4000 if c.m >= 0 else 1 << 30,
-                      c.soft, c.kitty, c.belief)
+        m = fit_units(&c.w, c.seat, &c.fit, &c.fit_rng, c.m + 4000 if c.m >= 0 else 1 << 30)
         u = (rng_next(rng) >> 11) * (1.0 / 9007199254740992.0)
         if c.lam > 0:
             # x moves from a to b, y from b to a: four terms of the per-card belief change
@@ -377,67 +366,5 @@ cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
             hb[0] = sb
 
 
-def _set_belief(mu, sd, w1, b1, w2, b2, hi=4.0, lo=-4.0):
-    """Screening: the learned belief's weights (analysis/train_belief.py; w1: hidden x NB_IN)
-    and its logit's range; None clears it."""
-    global BH, BB2, BCLIP, BSPAN, _loaded
-    _loaded = None
-    if mu is None:
-        BH = 0
-        return
-    h = len(b1)
-    if h > MAX_BH or len(mu) != NB_IN or len(w1) != h or any(len(r) != NB_IN for r in w1):
-        raise ValueError(f"belief model: {NB_IN} inputs and at most {MAX_BH} hidden units")
-    for j in range(NB_IN):
-        BMU[j] = mu[j]
-        BSD[j] = sd[j] if sd[j] > 0 else 1.0
-    for i in range(h):
-        BB1[i] = b1[i]
-        BW2[i] = w2[i]
-        for j in range(NB_IN):
-            BW1[i][j] = w1[i][j]
-    BB2 = b2
-    BCLIP = hi
-    BSPAN = 100 * (hi - lo)
-    BH = h
-
-
-_loaded = None
-
-
-def load_belief(path, sha256: str):
-    """Copy the shipped belief of `path` (a .npz of analysis/train_belief.py: mu, sd, w1, b1,
-    w2, b2, hi, lo, kind 2) into the C arrays; refuses a file whose SHA-256 is not `sha256` (a
-    retrained belief is a new version). Loading the same file again does nothing."""
-    global _loaded
-    from fastsheng._model_file import read_checked
-
-    if _loaded == (str(path), sha256):
-        return
-    keys = ("mu", "sd", "w1", "b1", "w2", "b2", "hi", "lo", "kind")
-    m = read_checked(path, sha256, keys, "belief")
-    if int(m["kind"]) != 2:
-        raise ValueError(f"belief {path}: kind {int(m['kind'])}, the names read kind 2")
-    _set_belief(m["mu"].tolist(), m["sd"].tolist(), m["w1"].tolist(), m["b1"].tolist(),
-                m["w2"].tolist(), float(m["b2"]), float(m["hi"]), float(m["lo"]))
-    _loaded = (str(path), sha256)
-
-
-def _tune(soft=None, model=None, kinds=None, belief=None):
-    """Screening only: the learned judgement's scale (net levels, 0 off), the model bot (a C
-    bot id, -1: the seat's base bot), the decisions counted (bit 0 leads, bit 1 follows) and
-    the learned belief (1: on, when _set_belief gave it weights) of the chains started after;
-    returns all four as they were."""
-    global SOFT, MODEL_BOT, KINDS, BELIEF
-    was = dict(soft=SOFT, model=MODEL_BOT, kinds=KINDS, belief=BELIEF)
-    if belief is not None:
-        BELIEF = belief
-    if kinds is not None:
-        KINDS = kinds
-    if soft is not None:
-        SOFT = soft
-    if model is not None:
-        MODEL_BOT = model
-    return was
 NB_IN_ = NB_IN
 assert NB_IN == NFEAT + 1

@@ -8,7 +8,7 @@ same worlds consistent with what the seat knows (fastsheng._worlds: while dealin
 seats' cards so far and the undealt deck redealt, the cards shown in calls kept by their
 seats), the rest of the hand (the deal, everyone's later calls, the burial and the play) by the
 base bot at all four seats with the same bot stream per world (common random numbers), scored
-by fastsheng._search's outcome (net levels x 40, then points). An answer replaces the base
+by fastsheng.bots._search's outcome (net levels x 40, then points). An answer replaces the base
 bot's only when its mean gain over it clears 2 standard errors of the paired differences: a
 seat is asked many questions a hand, and at the play search's 1 standard error too many of them
 change on noise (the screen in docs/bots.md: 1, 1.64, 2 and 2.5 standard errors).
@@ -20,8 +20,8 @@ to the seat could make a show (a new option: should it show at once?), an overca
 (the standing call can be taken over), and every question after the deal (few, and the last
 chance). The other questions get the base bot's answer.
 
-fastsheng._game calls `call_decide` through the hook this module registers when imported, for a
-searching seat whose search_cands carries the call flag (the sign bit).
+A seat whose spec sets `call=1` is given `call_decide` by its line-up (fastsheng.bots._lineup);
+fastsheng._game calls it through the seat.
 """
 
 cdef extern from *:
@@ -32,30 +32,27 @@ cdef extern from *:
     """
 
 
-from fastsheng._bots cimport bot_declare
+from fastsheng.bots._heuristic cimport bot_declare
 from fastsheng._declare cimport DECL_OVERCALL, NSHOWCODES
-from fastsheng._game cimport PH_DEAL, call_search_fn, game_t, set_call_hook, standing_of
-from fastsheng._search cimport K_MASK, gate_best, race_worlds
+from fastsheng._game cimport PH_DEAL, game_t, standing_of
+from fastsheng.bots._search cimport gate_best, race_worlds
+from fastsheng.bots._seat cimport search_t
 
 cdef enum:
     MAX_ANSWERS = NSHOWCODES + 1
 
-# the knobs (fixed for the published search-v3; _call_tune changes them for screens only):
-# worlds per searched question = the name's k x C_KMUL, at most C_MAXW (32 worlds gained more than
-# 16 and 64 no more: the screen in docs/bots.md)
-cdef int C_KMUL = 1
-cdef int C_MAXW = 32
-cdef int C_ALL = 0           # 1: every question searched (analysis)
-cdef double C_Z = 2.0        # the gate, in standard errors (2: the screen, docs/bots.md)
+# The seat's settings (fastsheng.bots._seat.search_t) size the search: worlds per searched
+# question = its k x call_kmul (published 1), at most call_maxw (32: 32 worlds gained more than
+# 16 and 64 no more, docs/research/calls.md); the gate call_z standard errors (published 2).
 
 # analysis counters (never read by the play): questions asked, searched, answers changed
 cdef long long C_NASK = 0, C_NDEC = 0, C_NDEV = 0, C_NPLAY = 0
 
 
-cdef bint worth_searching(const game_t* g, int seat, int base) noexcept nogil:
-    """The questions where the answer can change (module docstring)."""
+cdef bint worth_searching(const game_t* g, int seat, int base, int every) noexcept nogil:
+    """The questions where the answer can change (module docstring); every one with `every`."""
     cdef int i
-    if C_ALL or base >= 0 or g.phase != PH_DEAL:
+    if every or base >= 0 or g.phase != PH_DEAL:
         return True
     # the card just dealt was the seat's and can make a show (a level card or a joker)
     if g.di > 0 and ((g.first + g.di - 1) & 3) == seat and (g.declarable >> g.deck[g.di - 1]) & 1:
@@ -72,11 +69,12 @@ cdef int call_decide(game_t* g, int seat, int dealt, int after_burial) noexcept 
     cdef int answers[MAX_ANSWERS]
     cdef double sum_d[MAX_ANSWERS]
     cdef double sum_d2[MAX_ANSWERS]
-    cdef int k = (g.b.search_k[seat] & K_MASK) * C_KMUL, want = g.b.search_cands[seat] & 0xFF
+    cdef const search_t* o = &g.b.seats[seat].search
+    cdef int k = o.k * o.call_kmul, want = o.cands
     cdef int base, n, i, best = 0
     base = bot_declare(&g.t, seat, g.opts, g.nopt, dealt, standing_of(g), after_burial)
     C_NASK += 1
-    if g.nopt == 0 or not worth_searching(g, seat, base):
+    if g.nopt == 0 or not worth_searching(g, seat, base, o.call_every):
         return base
     # the answers: the base bot's, passing, then the other shows in the rules' order
     if want > MAX_ANSWERS:
@@ -90,41 +88,21 @@ cdef int call_decide(game_t* g, int seat, int dealt, int after_burial) noexcept 
         if i != base and n < want:
             answers[n] = i
             n += 1
-    if k > C_MAXW:
-        k = C_MAXW
+    if k > o.call_maxw:
+        k = o.call_maxw
     if n == 1 or k < 2:
         return base
     C_NDEC += 1
     # (the worlds' other seats are asked afresh: fastsheng._worlds resets their calling state)
     race_worlds(g, seat, k, n, NULL, answers, sum_d, sum_d2)
     C_NPLAY += <long long>k * n
-    best = gate_best(sum_d, sum_d2, n, k, C_Z)
+    best = gate_best(sum_d, sum_d2, n, k, o.call_z)
     C_NDEV += best != 0
     return answers[best]
 
 
-set_call_hook(<call_search_fn>call_decide)
-
-
 # ---------------------------------------------------------------------------------------------
-# The Python face (fastsheng.engine.registry validates the names)
-
-def _call_tune(kmul=None, maxw=None, every=None, z=None):
-    """Screening only (analysis/call_search.py): set knobs of the calls' search in this process
-    (the published search-v3 plays with the defaults); every=1 searches every question. Returns
-    every knob as it was, so ``_call_tune(**old)`` restores them."""
-    global C_KMUL, C_MAXW, C_ALL, C_Z
-    was = dict(kmul=C_KMUL, maxw=C_MAXW, every=C_ALL, z=C_Z)
-    if kmul is not None:
-        C_KMUL = kmul
-    if maxw is not None:
-        C_MAXW = maxw
-    if every is not None:
-        C_ALL = every
-    if z is not None:
-        C_Z = z
-    return was
-
+# The Python face: analysis only (the counters never decide a play)
 
 def _call_counts(reset=False):
     """Screening only: questions asked of call-searching seats, searched, answers changed,

@@ -1,8 +1,8 @@
 # cython: language_level=3
 """`search-v3`'s play: the search guided by the learned model (docs/bots.md), in C without the GIL.
 
-At a lead or follow with more than one candidate (fastsheng._search.candidates) the learned
-model (fastsheng._learned, the model of learned-v1) predicts every candidate's gain over the
+At a lead or follow with more than one candidate (fastsheng.bots._search.candidates) the learned
+model (fastsheng.bots._learned, the model of learned-v1) predicts every candidate's gain over the
 base bot's play. Its pick (learned-v1's play: the best prediction when it clears the model's
 margin, else the base play) is the reference. Only when some challenger's prediction comes
 close to the reference's (the decision is contested) are the best-predicted few raced against
@@ -12,8 +12,9 @@ worlds and the worse half; the last one standing replaces the reference when its
 clears the gate: one standard error, or the name's `gate` in tenths of one. So most decisions
 cost one model evaluation, not k playouts.
 
-It registers its own search hook when imported (fastsheng.engine.registry imports it for a
-`search-v3` seat); versions 0 and 1 go on to fastsheng._search.search_any unchanged.
+A `search-v3` seat is given `guided_decide` by its line-up (fastsheng.bots._lineup) and reads
+every setting from its own seat (fastsheng.bots._seat.search_t), the guiding model from its
+line-up's table of bots.
 """
 
 cdef extern from *:
@@ -21,7 +22,7 @@ cdef extern from *:
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__POPCNT__)
     #pragma GCC target("popcnt")
     #endif
-    /* the same sums on every build (see fastsheng._learned) */
+    /* the same sums on every build (see fastsheng.bots._learned) */
     #if defined(__GNUC__) && !defined(__clang__)
     #pragma GCC optimize("fp-contract=off")
     #endif
@@ -33,53 +34,19 @@ from libc.string cimport memcpy
 
 from fastsheng._bitboard cimport hand_empty, hand_t
 from fastsheng._rng cimport rng_split
-from fastsheng._game cimport batch_t, game_t, hand_row_t, search_fn, set_search_hook
-from fastsheng._infer cimport chain_run, chain_start, chain_t
-from fastsheng._learned cimport model_margin, predict_gains
-from fastsheng._search cimport (
-    BELIEF_SHIFT, CARDS_SHIFT, CHAINS_SHIFT, GATE_SHIFT, INFER_SHIFT, K_MASK, KITTY_SHIFT,
-    MAX_CANDS, candidates, outcome, playout, scratch_batch, search_any,
-)
+from fastsheng._game cimport batch_t, game_t, hand_row_t, seat_t
+from fastsheng.bots._heuristic cimport NBOTS
+from fastsheng.bots._infer cimport chain_run, chain_start, chain_t
+from fastsheng.bots._learned cimport predict_gains
+from fastsheng.bots._models cimport learned_t
+from fastsheng.bots._search cimport MAX_CANDS, candidates, outcome, playout, scratch_batch
+from fastsheng.bots._seat cimport search_t
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
 cdef enum:
-    SHIFT = 8                # the version rides in bits 8-11 of search_cands (fastsheng._search)
-    VERSION = 2
     WORLD_TRIES = 64
-    MAX_CHAINS = 16          # the chains knob's bound (a race's chains live on its stack)
+    MAX_CHAINS = 16          # the chains setting's bound (a race's chains live on its stack)
 
-# the race's parameters ride in the candidates word (fastsheng.engine.registry.GUIDED_BITS)
-cdef struct opts_t:
-    float close              # race when a challenger is predicted within this of the reference
-    int late                 # from this trick every decision with a choice is raced (short
-                             # playouts, where the search's gain concentrates)
-    int early                # before this trick none is (long playouts, little gain)
-    int top                  # challengers raced at most (the best predicted)
-
-
-cdef inline void unpack(int word, opts_t* o) noexcept nogil:
-    o.close = ((word >> 13) & 31) / 100.0
-    o.late = (word >> 18) & 31
-    o.early = (word >> 23) & 31
-    o.top = (word >> 28) & 7
-
-
-# the knobs (fixed for the published version; _tune changes them for screening only)
-cdef int K0 = 4              # worlds of the race's first round
-cdef double Z = 1.0          # the gate: the winner's mean gain above Z standard errors (a
-                             # name's `gate` sets its own)
-cdef double ZDROP = 1.0      # dropped when off course: t below ZDROP * Z * sqrt(w / k)
-cdef int MAKER = 1           # 0: every world by world_from_game (the same worlds, slower)
-# with `infer`: the chain's steps between two worlds of a race and before its first (the
-# screen of docs/bots.md, "search-v3: reading the play": 5/50 and 10/200 gained less)
-cdef int STEPS = 20
-# analysis only, the value of knowing the cards: the races of seats whose k is ORACLE play every
-# world on the real deal (a cheat no name reaches: docs/bots.md, "search-v3: reading the play")
-cdef int ORACLE = 0
-cdef int BURN = 400
-# screening: independent chains a race's worlds come from in turn (1: the published one chain;
-# a chain's consecutive worlds are STEPS swaps apart, so the race's first rounds see one region)
-cdef int NCHAINS = 1
 # the chain's counters (analysis only): chains, their starts' misfits and starts the record
 # contradicts, worlds taken and their misfits, steps and swaps kept
 cdef long long NCHAIN = 0, MISS_START = 0, NBAD = 0, NWORLD = 0, MISS_KEPT = 0
@@ -98,18 +65,19 @@ cdef inline void swap(hand_t* c, float* y, int i, int j) noexcept nogil:
     y[j] = f
 
 
-cdef int rank_challengers(game_t* g, int seat, hand_t* cands, int n, float* y) noexcept nogil:
+cdef int rank_challengers(game_t* g, int seat, const learned_t* m, hand_t* cands, int n,
+                          float* y) noexcept nogil:
     """Put the learned pick first (the reference) and the challengers after it, best predicted
-    first; y becomes each one's predicted gain over the reference. Returns 0 when no model is
-    loaded (the base play is the reference then, every challenger raced in candidate order)."""
+    first; y becomes each one's predicted gain over the reference. Returns 0 without a model
+    (the base play is the reference then, every challenger raced in candidate order)."""
     cdef int i, j, pick = 0
     cdef float ref
-    if not predict_gains(g, seat, cands, n, y):
+    if not predict_gains(g, seat, m, cands, n, y):
         for i in range(n):
             y[i] = 0
         return 0
     for i in range(1, n):
-        if y[i] > model_margin() and y[i] > y[pick]:
+        if y[i] > m.margin and y[i] > y[pick]:
             pick = i
     swap(cands, y, 0, pick)
     ref = y[0]
@@ -126,7 +94,7 @@ cdef int rank_challengers(game_t* g, int seat, hand_t* cands, int n, float* y) n
 
 cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive, int n, int nw,
                      double* sum_d, double* sum_d2, batch_t* pb, void* maker,
-                     chain_t** chs, int nch, int w0, int oracle) noexcept nogil:
+                     chain_t** chs, int nch, int w0, const search_t* o) noexcept nogil:
     """nw more common worlds (from `maker`, the decision's world dealer, when there is one; the
     real deal when `oracle`): the reference and every live challenger played out in each."""
     global NPLAY, MISS_KEPT, NWORLD
@@ -137,12 +105,12 @@ cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive,
     cdef chain_t* ch
     for w in range(nw):
         ch = chs[(w0 + w) % nch] if nch > 0 else NULL
-        if oracle:
+        if o.oracle:
             memcpy(&world, g, sizeof(game_t))
             rng_split(g.t.rng, &world.deal_rng)
             rng_split(g.t.rng, &world.bot_rng)
         elif ch != NULL:
-            chain_run(ch, STEPS, g.t.rng)
+            chain_run(ch, o.steps, g.t.rng)
             memcpy(&world, &ch.w, sizeof(game_t))
             MISS_KEPT += ch.m
             NWORLD += 1
@@ -162,8 +130,7 @@ cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive,
                 sum_d2[i] += <double>x * x
 
 
-cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds, int kitty,
-                         int belief, int cards) noexcept nogil:
+cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds) noexcept nogil:
     """The inference chain of one race, burnt in (NULL when out of memory). It starts from a
     world the whole record allows when one of 16 dealt comes out so (the dealer honours what
     the live game keeps, not every past follow: the chain's first steps walk out otherwise)."""
@@ -178,21 +145,21 @@ cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds, int kitt
             worlds_draw(maker, &first, g.t.rng, WORLD_TRIES)
         else:
             world_from_game(g, &first, seat, g.t.rng, WORLD_TRIES)
-        chain_start(ch, g, &first, seat, odds, kitty, belief, cards, g.t.rng)
+        chain_start(ch, g, &first, seat, odds, g.t.rng)
         if ch.m >= 0:
             break
     NCHAIN += 1
     MISS_START += ch.m
     NBAD += ch.m < 0
-    chain_run(ch, BURN, g.t.rng)
+    chain_run(ch, g.b.seats[seat].search.burn, g.t.rng)
     return ch
 
 
-cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odds,
-              int kitty, int belief, int cards, double z, int nchains) noexcept nogil:
+cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odds, double z,
+              const search_t* o) noexcept nogil:
     """The index of the challenger that wins the race against cands[0], or 0. odds > 0: the
-    worlds come in turn from `nchains` inference chains (fastsheng._infer) with these odds per
-    misfit; z: the gate, the winner's mean gain above z standard errors."""
+    worlds come in turn from the seat's inference chains (fastsheng.bots._infer) with these odds
+    per misfit; z: the gate, the winner's mean gain above z standard errors."""
     global NSTEP, NACC
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
@@ -202,12 +169,12 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
     cdef int i, j, w = 0, nw, nalive, keep, rank, best = 0
     cdef double var, mean
     # the public state's setup once for all the race's worlds (the same worlds, far cheaper)
-    cdef void* maker = worlds_open(g, seat) if MAKER else NULL
+    cdef void* maker = worlds_open(g, seat) if o.maker else NULL
     cdef chain_t* chs[MAX_CHAINS]
     cdef int c, nch = 0
     if odds > 0:
-        for c in range(nchains):
-            chs[nch] = open_chain(g, seat, maker, odds, kitty, belief, cards)
+        for c in range(o.chains if o.chains <= MAX_CHAINS else MAX_CHAINS):
+            chs[nch] = open_chain(g, seat, maker, odds)
             if chs[nch] != NULL:
                 nch += 1
     scratch_batch(g.b, &pb)
@@ -217,12 +184,11 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
         sum_d[i] = 0
         sum_d2[i] = 0
         mean_of[i] = 0
-    nw = K0 if K0 < k else k
+    nw = o.k0 if o.k0 < k else k
     if nw < 2:
         nw = 2
     while True:
-        race_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, maker, chs, nch, w,
-                   ORACLE != 0 and ORACLE == k)
+        race_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, maker, chs, nch, w, o)
         w += nw
         nalive = 0
         for i in range(1, n):
@@ -231,7 +197,7 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
                 var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
                 # not ahead, or off course to clear the gate at k worlds
                 if mean_of[i] <= 0 or (w < k and
-                        mean_of[i] * mean_of[i] * k < ZDROP * ZDROP * z * z * var):
+                        mean_of[i] * mean_of[i] * k < o.zdrop * o.zdrop * z * z * var):
                     alive[i] = 0
                 else:
                     nalive += 1
@@ -273,12 +239,13 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
 cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
     """search-v3's lead or follow (the game stopped in run_lead / run_follow)."""
     global NDEC, NRACE, NDEV, NMODEL
+    cdef const search_t* o = &g.b.seats[seat].search
+    cdef const learned_t* model = NULL
     cdef hand_t cands[MAX_CANDS]
     cdef float y[MAX_CANDS]
-    cdef int k = g.b.search_k[seat] & K_MASK, want = g.b.search_cands[seat] & ((1 << SHIFT) - 1)
-    cdef int n, guided, m, best, infer, gate
-    cdef opts_t o
-    unpack(g.b.search_cands[seat], &o)
+    cdef int k = o.k, want = o.cands
+    cdef int n, guided, m, best
+    cdef float close = o.close / 100.0
     if want > MAX_CANDS:
         want = MAX_CANDS
     if want < 1:
@@ -289,67 +256,27 @@ cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
     if n == 1:
         return cands[0]
     NDEC += 1
-    guided = rank_challengers(g, seat, cands, n, y)
+    if g.t.rows != NULL and 0 <= o.guide < NBOTS:
+        model = g.t.rows[o.guide].learned
+    guided = rank_challengers(g, seat, model, cands, n, y)
     NMODEL += guided
     if k < 2:
         return cands[0]
     # raced when contested (some challenger predicted within `close` of the reference) or late
     # in the hand, never early
-    if guided and ((y[1] < -o.close and g.t.tricks_done < o.late) or g.t.tricks_done < o.early):
+    if guided and ((y[1] < -close and g.t.tricks_done < o.late) or g.t.tricks_done < o.early):
         return cands[0]
     NRACE += 1
     m = n if n <= o.top + 1 else o.top + 1
-    infer = (g.b.search_k[seat] >> INFER_SHIFT) & 127
-    # the name's gate in tenths of a standard error; unset, the published 1 (Z, a screening knob)
-    gate = (g.b.search_k[seat] >> GATE_SHIFT) & 7
-    best = race(g, seat, cands, m, k, exp(-infer / 10.0) if infer else 0.0,
-                (g.b.search_k[seat] >> KITTY_SHIFT) & 15,
-                (g.b.search_k[seat] >> BELIEF_SHIFT) & 1,
-                (g.b.search_k[seat] >> CARDS_SHIFT) & 3,
-                gate / 10.0 if gate else Z,
-                # the name's four chains; unset, one (NCHAINS, a screening knob)
-                4 if (g.b.search_k[seat] >> CHAINS_SHIFT) & 1 else NCHAINS)
+    # the gate in tenths of a standard error; the published 10 is `z` (1 unless researched)
+    best = race(g, seat, cands, m, k, exp(-o.infer / 10.0) if o.infer else 0.0,
+                o.gate / 10.0 if o.gate != 10 else o.z, o)
     NDEV += best != 0
     return cands[best]
 
 
-cdef hand_t guided_any(game_t* g, int seat) noexcept nogil:
-    if (g.b.search_cands[seat] >> SHIFT) & 15 == VERSION:
-        return guided_decide(g, seat)
-    return search_any(g, seat)
-
-
-set_search_hook(<search_fn>guided_any)
-
-
 # ---------------------------------------------------------------------------------------------
-# The Python face: analysis only (the published search-v3 plays with the defaults)
-
-def _unpack(word):
-    """The race's parameters as the C search reads them from a candidates word (tests check
-    them against fastsheng.engine.registry.GUIDED_BITS)."""
-    cdef opts_t o
-    unpack(word, &o)
-    return dict(close=round(o.close * 100), late=o.late, early=o.early, top=o.top)
-
-
-def _tune(k0=None, z=None, zdrop=None, maker=None, steps=None, burn=None, oracle=None,
-          chains=None):
-    """Set knobs of search-v3's play in this process (its name's parameters aside); returns
-    every knob as it was, so ``_tune(**old)`` restores them."""
-    global K0, Z, ZDROP, MAKER, STEPS, BURN, ORACLE, NCHAINS
-    was = dict(k0=K0, z=Z, zdrop=ZDROP, maker=MAKER, steps=STEPS, burn=BURN, oracle=ORACLE,
-               chains=NCHAINS)
-    if chains is not None: NCHAINS = min(max(int(chains), 1), MAX_CHAINS)
-    if oracle is not None: ORACLE = oracle
-    if k0 is not None: K0 = k0
-    if z is not None: Z = z
-    if zdrop is not None: ZDROP = zdrop
-    if maker is not None: MAKER = maker
-    if steps is not None: STEPS = max(int(steps), 1)
-    if burn is not None: BURN = max(int(burn), 0)
-    return was
-
+# The Python face: analysis only (the counters never decide a play)
 
 def _infer_counts(reset=False):
     """Screening only: the inference chains of search-v3's races (`infer`): chains, the summed

@@ -1,10 +1,11 @@
-# Where each hidden card lies, given the public record (fastsheng._card_belief): a learned model
+# Where each hidden card lies, given the public record (fastsheng.bots._card_belief): a learned model
 # of the probability that a copy of each card code the seat has not seen lies in each other
 # place (the other seats' hands, the kitty the seat has not seen), read from the record alone.
-# search-v3's inference chain (fastsheng._infer) can weigh its worlds by it (screening).
+# search-v3's inference chain (fastsheng.bots._infer) weighs its worlds by it (its `cards` setting).
 
 from fastsheng._bitboard cimport hand_minus, hand_t, hand_union
 from fastsheng._game cimport PH_FOLLOW, game_t
+from fastsheng.bots._models cimport cards_t
 
 cdef enum:
     NCF = 30                 # features of one (card code, place) pair
@@ -30,14 +31,8 @@ cdef inline hand_t shown_unplayed(const game_t* g, int s) noexcept nogil:
 # Reads only what `seat` may know: its own hand, the record, the public bookkeeping.
 cdef void card_features(const game_t* g, int seat, float* x, int* free, int* ok) noexcept nogil
 
-# lq[place][code] (place: seats 0-3, 4 the kitty): `lam` times the log of the loaded model's
-# probability that a free copy of code lies there, for the places it may; 0 elsewhere.
-# Returns 0 when no model is loaded (lq untouched), else 1.
-cdef int card_logq(const game_t* g, int seat, float lam, float lq[5][54]) noexcept nogil
-
-# The screening weight of the model in the chains (0: off), set by _tune.
-cdef float card_lambda() noexcept nogil
-
-# The weight of the model in the chains of a name with `cards=value` (0: off): the weight
-# `load` gave it when the loaded model is that value's (fastsheng.engine.registry.CARD_MODELS).
-cdef float card_name_lambda(int value) noexcept nogil
+# lq[place][code] (place: seats 0-3, 4 the kitty): `lam` times the log of model `m`'s probability
+# that a free copy of code lies there, for the places it may; 0 elsewhere. Returns 0 when `m` is
+# NULL (lq untouched), else 1.
+cdef int card_logq(const game_t* g, int seat, const cards_t* m, float lam,
+                   float lq[5][54]) noexcept nogil

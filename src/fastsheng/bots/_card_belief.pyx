@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Where each hidden card lies, given the public record: a per-card belief.
 
-The inference chain (fastsheng._infer) weighs a world by how well a model bot explains each
+The inference chain (fastsheng.bots._infer) weighs a world by how well a model bot explains each
 past decision with that world's cards. A strong player also reads the record card by card: the
 seat that let an opponent's ten take the trick as last to play holds no ace of that suit; the
 seat that led a small spade early probably does not hold the top spade (players cash their
@@ -11,7 +11,7 @@ that card and that place (card_features), and a small learned model (a ReLU MLP 
 (code, place) pair, a softmax over the places, trained by analysis/train_card_belief.py on the
 real deals of simulated hands) turns them into the probability that a copy lies there. The
 chain can then weigh a world by the product of those probabilities over its hidden cards
-(card_logq, a screening knob): a swap of two cards changes four terms only, so it costs nothing
+(card_logq, the `cards` setting of a seat): a swap of two cards changes four terms only, so it costs nothing
 in the chain, and the model runs once per decision, not once per chain step.
 """
 
@@ -34,31 +34,9 @@ from fastsheng._core cimport KIND_PAIR, KIND_SINGLE, TRUMP, ctx_t, eff_of, lead_
 from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t
 from fastsheng._table cimport trick_add, trick_start, trick_t, would_win
 from fastsheng._worlds cimport kitty_known
+from fastsheng.bots._models cimport cards_t, mlp_forward
 
 cdef u64 ALL_CODES = ((<u64>1) << 54) - 1
-
-cdef enum:
-    MAX_CH = 64
-
-# the loaded model (a name's: load; screening: _set, _tune)
-cdef int CH = 0
-cdef float CLAM = 0
-cdef int NAME_VALUE = 0       # the `cards=` value whose model `load` set (0: none)
-cdef float NAME_LAM = 0       # and its weight
-cdef float CMU[NCF]
-cdef float CSD[NCF]
-cdef float CW1[MAX_CH][NCF]
-cdef float CB1[MAX_CH]
-cdef float CW2[MAX_CH]
-
-
-cdef float card_lambda() noexcept nogil:
-    return CLAM if CH > 0 else 0
-
-
-cdef float card_name_lambda(int value) noexcept nogil:
-    return NAME_LAM if value > 0 and value == NAME_VALUE and CH > 0 else 0
-
 
 cdef inline int rel_place(int seat, int s) noexcept nogil:
     """The place index (0 left, 1 partner, 2 right) of seat s from `seat`'s side."""
@@ -289,16 +267,17 @@ cdef void card_features(const game_t* g, int seat, float* x, int* free, int* ok)
             o[29] = passed_pair[p][code] / 2.0
 
 
-cdef int card_logq(const game_t* g, int seat, float lam, float lq[5][54]) noexcept nogil:
+cdef int card_logq(const game_t* g, int seat, const cards_t* m, float lam,
+                   float lq[5][54]) noexcept nogil:
     cdef float x[54 * NPLACE * NCF]
     cdef int free[54]
     cdef int ok[54 * NPLACE]
     cdef float xs[NCF]
     cdef float sc[NPLACE]
-    cdef float z, y, top, tot
+    cdef float y, top, tot
     cdef const float* o
-    cdef int code, p, i, j, place
-    if CH == 0:
+    cdef int code, p, place
+    if m == NULL:
         return 0
     card_features(g, seat, x, free, ok)
     memset(lq, 0, 5 * 54 * sizeof(float))
@@ -310,15 +289,7 @@ cdef int card_logq(const game_t* g, int seat, float lam, float lq[5][54]) noexce
             if not ok[code * NPLACE + p]:
                 continue
             o = x + (code * NPLACE + p) * NCF
-            for j in range(NCF):
-                xs[j] = (o[j] - CMU[j]) / CSD[j]
-            y = 0
-            for i in range(CH):
-                z = CB1[i]
-                for j in range(NCF):
-                    z += CW1[i][j] * xs[j]
-                if z > 0:
-                    y += CW2[i] * z
+            y = mlp_forward(&m.net, o, xs)
             sc[p] = y
             if y > top:
                 top = y
@@ -345,56 +316,3 @@ FEATURE_NAMES = (
     "shown_in_suit", "pairs_in_suit", "passed_up_pair",
 )
 assert len(FEATURE_NAMES) == NCF
-
-
-def _set(mu, sd, w1, b1, w2):
-    """Screening: the model's weights (analysis/train_card_belief.py; w1: hidden x NCF);
-    None clears it. A name's `cards=` plays without it until its model is loaded again."""
-    global CH, NAME_VALUE, _loaded
-    NAME_VALUE = 0
-    _loaded = None
-    if mu is None:
-        CH = 0
-        return
-    h = len(b1)
-    if h > MAX_CH or len(mu) != NCF or len(w1) != h or any(len(r) != NCF for r in w1):
-        raise ValueError(f"card belief: {NCF} inputs and at most {MAX_CH} hidden units")
-    for j in range(NCF):
-        CMU[j] = mu[j]
-        CSD[j] = sd[j] if sd[j] > 0 else 1.0
-    for i in range(h):
-        CB1[i] = b1[i]
-        CW2[i] = w2[i]
-        for j in range(NCF):
-            CW1[i][j] = w1[i][j]
-    CH = h
-
-
-_loaded = None
-
-
-def load(int value, path, sha256: str, float lam):
-    """Load the shipped per-card belief of `path` (a .npz of analysis/train_card_belief.py:
-    mu, sd, w1, b1, w2) for the names with `cards=value`, whose chains weigh their worlds by it
-    to the power `lam`; refuses a file whose SHA-256 is not `sha256` (a retrained model is a
-    new value). Loading the same again does nothing."""
-    global NAME_VALUE, NAME_LAM, _loaded
-    from fastsheng._model_file import read_checked
-
-    if _loaded == (value, str(path), sha256, lam):
-        return
-    m = read_checked(path, sha256, ("mu", "sd", "w1", "b1", "w2"), "card belief")
-    _set(m["mu"].tolist(), m["sd"].tolist(), m["w1"].tolist(), m["b1"].tolist(), m["w2"].tolist())
-    NAME_VALUE = value
-    NAME_LAM = lam
-    _loaded = (value, str(path), sha256, lam)
-
-
-def _tune(lam=None):
-    """Screening only: the weight of the per-card belief in the chains started after (0: off);
-    returns the setting as it was."""
-    global CLAM
-    was = dict(lam=CLAM)
-    if lam is not None:
-        CLAM = lam
-    return was

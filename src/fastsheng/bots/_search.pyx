@@ -16,8 +16,9 @@ are the base bot's.
 worlds (fastsheng._worlds) and races the candidates instead of giving each all K worlds; the
 frozen `search` is untouched.
 
-fastsheng._game calls `search_any` through a hook this module registers when imported; it
-dispatches on the version in the high bits of search_cands (0: the frozen `search_decide`).
+A seat of either family is given its decision by its line-up (fastsheng.bots._lineup), and
+reads its settings from its own seat (fastsheng.bots._seat.search_t): nothing here is module
+state that play depends on.
 """
 
 cdef extern from *:
@@ -32,12 +33,11 @@ from libc.string cimport memcpy
 from fastsheng._bitboard cimport (
     hand_add_card, hand_count, hand_empty, hand_mask, hand_t, lsb, u64,
 )
-from fastsheng._bots cimport BOT_BASIC, bot_follow, bot_lead
+from fastsheng.bots._heuristic cimport BOT_BASIC, bot_follow, bot_lead
 from fastsheng._table cimport table_t
 from fastsheng._core cimport KIND_THROW, KIND_TRACTOR, ctx_t, lead_shape, pair_key_bits, shape_t
-from fastsheng._game cimport (
-    PH_LEAD, batch_t, game_run, game_t, hand_row_t, search_fn, set_search_hook,
-)
+from fastsheng._game cimport PH_LEAD, batch_t, game_run, game_t, hand_row_t
+from fastsheng.bots._seat cimport search_t
 from fastsheng._rng cimport rng_below, rng_t
 from fastsheng._state cimport enum_follows, sample_world_tries
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
@@ -49,10 +49,6 @@ cdef enum:
     # points carry the signal between the thresholds (measured stronger than levels strictly
     # first, docs/bots.md)
     LEVEL_WEIGHT = 40
-
-# a candidate replaces the base bot's play when its mean gain is above Z standard errors of
-# the paired differences (Z = 0.5 lost to expert-v1, 1.0 and 1.64 won by about as much)
-cdef double Z = 1.0
 
 
 cdef inline hand_t single(int code) noexcept nogil:
@@ -275,7 +271,8 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
     cdef double sum_x[MAX_CANDS]
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
-    cdef int k = g.b.search_k[seat], want = g.b.search_cands[seat], n
+    cdef const search_t* o = &g.b.seats[seat].search
+    cdef int k = o.k, want = o.cands, n
     if want > MAX_CANDS:
         want = MAX_CANDS
     if want < 1:
@@ -286,35 +283,16 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
     if n == 1 or k < 2:
         return cands[0]         # k = 1: no standard error to clear, the base play stands
     evaluate(g, seat, cands, n, k, 0, sum_x, sum_d, sum_d2)
-    # the best candidate among those better than the base play by Z standard errors
-    return cands[gate_best(sum_d, sum_d2, n, k, Z)]
+    # the best candidate among those better than the base play by z standard errors (the
+    # published 1: 0.5 lost to expert-v1, 1.0 and 1.64 won by about as much)
+    return cands[gate_best(sum_d, sum_d2, n, k, o.z)]
 
 
 
 # ---------------------------------------------------------------------------------------------
 # `search-v2`: the same candidates and playouts, its time spent where it gains (docs/bots.md).
-# Its version rides in the high bits of search_cands (bots.bot_spec), so the frozen `search`
-# above reads exactly the values it always did.
-
-cdef enum:
-    V2_SHIFT = 8             # search_cands = cands | version << V2_SHIFT
-
-# the knobs (fixed for the published version; fastsheng.engine.registry names only their defaults)
-cdef int V2_K0 = 4           # worlds of the first round: most decisions stop there
-cdef int V2_EARLY = 0        # tricks before this one search k / V2_EARLY_DIV worlds at most
-cdef int V2_EARLY_DIV = 4
-cdef int V2_K0_EARLY = 2     # the first round's worlds in those early tricks
-cdef int V2_LATE = 99        # tricks from this one search k * V2_LATE_MUL worlds (cheap playouts)
-cdef int V2_LATE_MUL = 2
-cdef int V2_CONFIRM = 0      # fresh worlds (a fraction of the race's, 1/V2_CONFIRM) to confirm
-cdef int V2_CONSISTENT = 1   # worlds from fastsheng._worlds (0: the frozen sampler)
-cdef int V2_TRIES = 64
-cdef int V2_HALVE = 1        # keep the better half of the candidates after each round
-cdef double V2_Z = 1.0
-# after each round a candidate must stay on course to clear the gate at k worlds: its t
-# (mean / standard error) above V2_ZDROP * Z * sqrt(w / k) (0: only those not ahead are dropped)
-cdef double V2_ZDROP = 1.0
-
+# Its settings are the seat's (k0, early, late, ...: the published values are its spec's
+# defaults), so the frozen `search` above reads exactly the values it always did.
 
 # analysis counters (never read by the play): decisions, playouts, deviations
 cdef long long V2_NDEC = 0, V2_NPLAY = 0, V2_NDEV = 0, V2_NFORCED = 0
@@ -322,23 +300,24 @@ cdef long long V2_BEST[MAX_CANDS]
 cdef long long V2_TRICK_PLAY[32]
 
 
-cdef inline void v2_world(game_t* g, game_t* world, int seat) noexcept nogil:
-    if V2_CONSISTENT:
-        world_from_game(g, world, seat, g.t.rng, V2_TRIES)
+cdef inline void v2_world(game_t* g, game_t* world, int seat, const search_t* o) noexcept nogil:
+    if o.consistent:
+        world_from_game(g, world, seat, g.t.rng, o.tries)
     else:
         sample_world_tries(g, world, seat, g.t.rng, WORLD_TRIES)
 
 
 cdef void v2_round(game_t* g, int seat, const hand_t* cands, const int* alive, int n, int nw,
-                   double* sum_d, double* sum_d2, batch_t* pb) noexcept nogil:
-    global V2_NPLAY
+                   double* sum_d, double* sum_d2, batch_t* pb,
+                   const search_t* o) noexcept nogil:
     """nw more common worlds: the base play and every live candidate played out in each."""
+    global V2_NPLAY
     cdef game_t world, play
     cdef hand_row_t prow
     cdef long long base_x, x
     cdef int w, i
     for w in range(nw):
-        v2_world(g, &world, seat)
+        v2_world(g, &world, seat, o)
         V2_NPLAY += 1
         V2_TRICK_PLAY[g.t.tricks_done if g.t.tricks_done < 32 else 31] += 1
         playout(&world, &play, pb, &prow, seat, cands[0])
@@ -354,18 +333,19 @@ cdef void v2_round(game_t* g, int seat, const hand_t* cands, const int* alive, i
 
 
 cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
-    global V2_NDEC, V2_NPLAY, V2_NDEV, V2_NFORCED
     """Race the candidates over common worlds: a small first round, then rounds that double the
     worlds, each dropping the candidates not ahead of the base play (and the worse half); the
-    last one standing replaces the base play when it clears Z standard errors (and, with
-    V2_CONFIRM, stays ahead on fresh worlds: the race's own estimate is biased upwards)."""
+    last one standing replaces the base play when it clears z standard errors (and, with
+    `confirm`, stays ahead on fresh worlds: the race's own estimate is biased upwards)."""
+    global V2_NDEC, V2_NPLAY, V2_NDEV, V2_NFORCED
     cdef hand_t cands[MAX_CANDS]
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
     cdef double mean_of[MAX_CANDS]
     cdef int alive[MAX_CANDS]
     cdef batch_t pb
-    cdef int k = g.b.search_k[seat], want = g.b.search_cands[seat] & ((1 << V2_SHIFT) - 1)
+    cdef const search_t* o = &g.b.seats[seat].search
+    cdef int k = o.k, want = o.cands
     cdef int n, i, j, w = 0, nw, nalive, keep, best, rank, k0
     cdef double mean, var, fresh0, fresh1
     if want > MAX_CANDS:
@@ -379,14 +359,14 @@ cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
     if n == 1 or k < 2:
         V2_NFORCED += 1
         return cands[0]
-    k0 = V2_K0
-    if g.t.tricks_done < V2_EARLY:
-        k = k // V2_EARLY_DIV
-        k0 = V2_K0_EARLY
+    k0 = o.k0
+    if g.t.tricks_done < o.early:
+        k = k // o.early_div
+        k0 = o.k0_early
         if k < 2:
             return cands[0]
-    elif g.t.tricks_done >= V2_LATE:
-        k = k * V2_LATE_MUL
+    elif g.t.tricks_done >= o.late:
+        k = k * o.late_mul
     scratch_batch(g.b, &pb)
     alive[0] = 0
     for i in range(1, n):
@@ -398,7 +378,7 @@ cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
         nw = 2
     best = 0
     while True:
-        v2_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb)
+        v2_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, o)
         w += nw
         nalive = 0
         for i in range(1, n):
@@ -406,14 +386,14 @@ cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
                 mean_of[i] = sum_d[i] / w
                 var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1) if w > 1 else 0
                 if mean_of[i] <= 0 or (w < k and
-                        mean_of[i] * mean_of[i] * w < V2_ZDROP * V2_ZDROP * V2_Z * V2_Z * var * w / k):
+                        mean_of[i] * mean_of[i] * w < o.zdrop * o.zdrop * o.z * o.z * var * w / k):
                     alive[i] = 0
                 else:
                     nalive += 1
         if nalive == 0:
             g.b.errors += pb.errors
             return cands[0]
-        if V2_HALVE and nalive > 1:
+        if o.halve and nalive > 1:
             keep = (nalive + 1) // 2
             for i in range(1, n):
                 if alive[i]:
@@ -436,66 +416,30 @@ cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
     for i in range(1, n):
         if alive[i] and mean_of[i] > mean:
             var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
-            if mean_of[i] * mean_of[i] * w > V2_Z * V2_Z * var:
+            if mean_of[i] * mean_of[i] * w > o.z * o.z * var:
                 mean = mean_of[i]
                 best = i
     V2_BEST[best] += 1
-    if best == 0 or not V2_CONFIRM:
+    if best == 0 or not o.confirm:
         V2_NDEV += best != 0
         return cands[best]
     for i in range(1, n):
         alive[i] = i == best
     fresh0 = sum_d[best]
-    nw = w // V2_CONFIRM
+    nw = w // o.confirm
     if nw < 2:
         nw = 2
-    v2_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb)
+    v2_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, o)
     g.b.errors += pb.errors
     fresh1 = sum_d[best] - fresh0
     V2_NDEV += fresh1 > 0
     return cands[best] if fresh1 > 0 else cands[0]
 
 
-cdef hand_t search_any(game_t* g, int seat) noexcept nogil:
-    if g.b.search_cands[seat] >> V2_SHIFT:
-        return search_v2_decide(g, seat)
-    return search_decide(g, seat)
-
-
-set_search_hook(<search_fn>search_any)
-
-
 # ---------------------------------------------------------------------------------------------
-# The Python face (fastsheng.engine.registry validates the parameters)
+# The Python face (fastsheng.bots.spec validates the settings)
 
 MAX_CANDS_ = MAX_CANDS
-
-V2_SHIFT_ = V2_SHIFT
-
-
-def _v2_tune(k0=None, early=None, early_div=None, k0_early=None, late=None, late_mul=None,
-             confirm=None, consistent=None, tries=None, halve=None, z=None, zdrop=None):
-    """Screening only (analysis/search_v2_ideas.py): set knobs of search-v2 in this process
-    (the published search-v2 plays with the defaults). Returns every knob as it was, so
-    ``_v2_tune(**old)`` restores them."""
-    global V2_K0, V2_EARLY, V2_EARLY_DIV, V2_K0_EARLY, V2_LATE, V2_LATE_MUL, V2_CONFIRM
-    global V2_CONSISTENT, V2_TRIES, V2_HALVE, V2_Z, V2_ZDROP
-    was = dict(k0=V2_K0, early=V2_EARLY, early_div=V2_EARLY_DIV, k0_early=V2_K0_EARLY,
-               late=V2_LATE, late_mul=V2_LATE_MUL, confirm=V2_CONFIRM,
-               consistent=V2_CONSISTENT, tries=V2_TRIES, halve=V2_HALVE, z=V2_Z, zdrop=V2_ZDROP)
-    if k0 is not None: V2_K0 = k0
-    if early is not None: V2_EARLY = early
-    if early_div is not None: V2_EARLY_DIV = early_div
-    if k0_early is not None: V2_K0_EARLY = k0_early
-    if late is not None: V2_LATE = late
-    if late_mul is not None: V2_LATE_MUL = late_mul
-    if confirm is not None: V2_CONFIRM = confirm
-    if consistent is not None: V2_CONSISTENT = consistent
-    if tries is not None: V2_TRIES = tries
-    if halve is not None: V2_HALVE = halve
-    if z is not None: V2_Z = z
-    if zdrop is not None: V2_ZDROP = zdrop
-    return was
 
 
 def _v2_counts(reset=False):
