@@ -1,7 +1,8 @@
 """`learned-v1` (fastsheng._learned) and its training labels (fastsheng._labels): the name,
-legal and reproducible play, the step API playing as the simulator, deciding from what its seat
-may know, the model checked by its hash, and the label table (its columns, the search's values
-per candidate, reproducible). Digests freezing its play are in tests/test_bot_versions.py."""
+legal and reproducible play, deciding from what its seat may know, the model checked by its
+hash, and the label table (its columns, the search's values per candidate, reproducible).
+Digests freezing its play are in tests/test_bot_versions.py; the step API playing it as the
+simulator does, in tests/test_bot_contract.py."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from botcheck import same_decisions_in_worlds
 
 from fastsheng import _features, _learned
 from fastsheng.engine import registry as B
-from fastsheng.engine.game import Game
 from fastsheng.engine.hands import play_batch, simulate_hands
 from fastsheng.engine.labels import FEATURES, LABEL_COLUMNS, label_batch, label_tensors
 from fastsheng.engine.observation import PLANE_HAND, SC_DECISION, SC_TRICKS, TENSOR_SHAPE
@@ -53,17 +53,6 @@ def test_it_leaves_expert_v4_sometimes():
     assert not tricks(NAME).equals(tricks("expert-v4"))
     c = _learned.counts()
     assert 0 < c["deviations"] < c["decisions"], c
-
-
-def test_the_step_api_plays_as_the_simulator():
-    lineup = (NAME, "expert", NAME, "expert")
-    rows = simulate_hands("standard", lineup, 41, 3, level="random").to_pylist()
-    for k, row in enumerate(rows):
-        g = Game("standard", seed=41, hand_id=k, level="random")
-        while g.phase != "done":
-            g.apply(g.bot_action(lineup[g.to_act]))
-        got = {c: v for c, v in g.result().items() if c != "bots"}
-        assert got == {c: v for c, v in row.items() if c != "bots"}, k
 
 
 @pytest.mark.parametrize("hand_id", range(3))
