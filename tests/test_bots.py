@@ -105,9 +105,10 @@ def test_matches_expert_vs_random():
 
 @pytest.mark.slow
 def test_expert_gains_a_tenth_of_a_level_per_hand_over_expert_v1():
-    """The gate of the newest expert (docs/bots.md, issue 9's target): over 100,000 paired deals
-    (a seed its decisions were not tuned on), the 95% interval of its net levels per hand
-    against expert-v1 lies above +0.08. About 10 s on one core."""
+    """The gate of the newest expert (docs/bots.md; it was built to gain +0.10 net levels per
+    hand over expert-v1): over 100,000 paired deals (a seed its decisions were not tuned on),
+    the 95% interval of its net levels per hand against expert-v1 lies above +0.08. About 10 s
+    on one core."""
     mean, lo, hi, won = paired("expert", "expert-v1", 100_000, seed=99)
     assert lo >= 0.08, (mean, lo, hi)
     assert mean >= 0.10, (mean, lo, hi)
@@ -136,10 +137,10 @@ def test_expert_v4_beats_expert_v3(preset):
 
 @pytest.mark.slow
 def test_expert_v4_risky_throws_fail_about_as_often_as_it_expects():
-    """Calibration of expert-v4's own estimate (issue 9: failures at the rate the bot's estimate
-    predicts): over 100,000 `renda` hands the failed throws are within a quarter of the failures
-    it expected (the sum of throw_risk). The figure itself is printed by bench/bench_realism.py
-    and documented in docs/bots.md (1.00 when measured)."""
+    """Calibration of expert-v4's own estimate (its risky throws should fail at the rate its
+    estimate predicts): over 100,000 `renda` hands the failed throws are within a quarter of
+    the failures it expected (the sum of throw_risk). The figure itself is printed by
+    bench/bench_realism.py and documented in docs/bots.md (1.00 when measured)."""
     df = simulate_hands("renda", "expert-v4", 2027, 100_000).to_pandas()
     expected, failed = float(df["throw_risk"].sum()), int(df["failed_throws"].sum())
     assert expected > 500, expected

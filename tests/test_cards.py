@@ -66,7 +66,7 @@ def test_bitboards():
         to_bitboard(parse_cards("AS AS AS"))
 
 
-# --- one reading of a level or rank (issue 18): cards.level_index, used by the core and the
+# --- one reading of a level or rank: cards.level_index, used by the core and the
 # reference alike
 
 

@@ -239,7 +239,7 @@ def test_report_realism_section_agrees_with_the_panel(tmp_path, tricks):
 
 
 # --------------------------------------------------------------------------------------------
-# Small-n honesty (issue 17)
+# Small-n honesty: few hands give wide, not wrong, intervals
 
 
 def test_no_failure_where_0_95_were_expected_is_bounded_by_3_88():

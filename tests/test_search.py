@@ -1,6 +1,6 @@
-"""The search bot (fastsheng.bots._search): names and parameters, legal plays only, reproducible, the
-same through the simulator and the step API, really searching, and (slow suite) stronger than
-expert and expert-v1 on paired deals."""
+"""The search bot (fastsheng.bots._search): names and parameters, legal plays only, reproducible,
+really searching, and (slow suite) stronger than expert and expert-v1 on paired deals. That the
+step API plays it as the simulator does is in tests/test_bot_contract.py, for every bot."""
 
 from __future__ import annotations
 
@@ -90,19 +90,6 @@ def test_a_hand_replays_alone_and_traces_name_the_bot():
     alone = play_batch("standard", lineup, 9, 0, 6, trace=True)
     assert alone["hands"].to_pylist() == whole
     assert decode_traces(alone["traces"])[0]["bots"][1] == B.resolve_bot(SMALL)
-
-
-def test_the_step_api_plays_as_the_simulator():
-    """Game.bot_action("search:...") draws from the game's bot stream exactly as the simulator:
-    hand by hand the same rows."""
-    lineup = (SMALL, "expert", SMALL, "expert")
-    rows = simulate_hands("standard", lineup, 41, 4, level="random").to_pylist()
-    for k, row in enumerate(rows):
-        g = Game("standard", seed=41, hand_id=k, level="random")
-        while g.phase != "done":
-            g.apply(g.bot_action(lineup[g.to_act]))
-        got = {c: v for c, v in g.result().items() if c != "bots"}
-        assert got == {c: v for c, v in row.items() if c != "bots"}, k
 
 
 def test_it_searches():

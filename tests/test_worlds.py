@@ -43,7 +43,7 @@ def mid_play(preset: str = "standard", seed: int = 7, hand_id: int = 0, tricks: 
 
 
 # ---------------------------------------------------------------------------------------------
-# Every rng a user holds (issue 17)
+# Every rng a user holds
 
 
 def test_sample_world_takes_every_rng_a_user_holds():

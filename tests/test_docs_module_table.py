@@ -1,4 +1,4 @@
-"""docs/design.md's module table is the tree (issue 18): every module of the package, and of
+"""docs/design.md's module table is the tree: every module of the package, and of
 each subpackage, is named in it, and it names no module that is gone."""
 
 import re

@@ -1,4 +1,4 @@
-"""Out-of-range indices raise ValueError naming the argument (issue 18's loose ends): they used
+"""Out-of-range indices raise ValueError naming the argument: they used
 to answer silently from past the end of a table (``Context.effective_suit(100)`` gave 6,
 ``Game.hand(-1)`` a hand)."""
 

@@ -173,7 +173,7 @@ def test_plays_built_card_by_card_are_legal(preset):
 
 def test_the_named_tensor_offsets_tile_the_shape():
     """The tensor's named planes and scalar slots follow each other without gap or overlap and
-    fill the shape (issue 18: offsets as names, not bare numbers)."""
+    fill the shape (the offsets are names, not bare numbers)."""
     for layout, end in ((obs_mod.PLANE_LAYOUT, obs_mod.N_PLANES), (obs_mod.SCALAR_LAYOUT, None)):
         at = 0
         for name, first, width in layout:

@@ -1,4 +1,4 @@
-"""The CLI is thin (issue 18 item 4): one level parser, RunSpec.from_options, one failure table,
+"""The CLI is thin: one level parser, RunSpec.from_options, one failure table,
 short command functions. All fast: no test here plays a hand."""
 
 from __future__ import annotations
