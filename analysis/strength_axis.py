@@ -4,10 +4,11 @@ Question: the figures users come for (dealer side wins, the defenders' total and
 kitty capture and the hands it decides, failed throws, defenders' early trump leads, and the
 balance between `standard` and `super`) move with the strength of the bots. Along the axis
 expert-v1 < expert-v2 < expert-v3 < expert-v4 < search:k=8 < search-v3 < search:k=32 < STRONG
-<= search:k=128 < ONE_CHAIN < STRONGEST (STRONG: search-v3's target-(b) setting with the calls
-searched too, the one bot of the axis whose burial and calls are searched; ONE_CHAIN: the largest
-race reading play, burial and cards, target (c)'s first name; STRONGEST: the same race with its
-worlds from four chains), how far does each figure move, and has it stopped moving by the
+<= search:k=128 < ONE_CHAIN < STRONGEST (STRONG: the search-v3 setting that beats search:k=32
+by about +0.05 net levels a hand at about its CPU, with the calls searched too, the one bot of
+the axis whose burial and calls are searched; ONE_CHAIN: the largest race reading play, burial
+and cards, the first setting aimed at beating search:k=128 by +0.05; STRONGEST: the same race
+with its worlds from four chains), how far does each figure move, and has it stopped moving by the
 strongest bot?
 
 Method: every bot plays all four seats on the same deals (one seed, one batch size, random
@@ -43,12 +44,14 @@ from fastsheng.studies.realism import kitty_flips_side
 
 SEED = 2026
 BATCH = 50  # small batches: an unfinished search run still gives its first deals
-# search-v3's target-(b) setting (+0.056 over search:k=32, docs/bots.md) with the calls searched
-# too: the one bot of the axis whose burial and calls are searched; head to head a little below
+# search-v3's setting aimed at beating search:k=32 by +0.05 at about its CPU (+0.056 over it,
+# docs/bots.md "search-v3"; the "(b)" of its short name below) with the calls searched too: the
+# one bot of the axis whose burial and calls are searched; head to head a little below
 # search:k=128 (search-v3's largest settings tie it or trail it within noise), so it comes before
 STRONG = "search-v3:k=1024,close=31,early=0,top=7,bury=1,call=1"
 # the largest race reading the play, the burial and each card (+0.045 over search:k=128 over
-# 24 seeds, docs/bots.md "A per-card belief"): target (c)'s first name
+# 24 seeds, docs/bots.md "A per-card belief"): the first setting aimed at beating search:k=128
+# by +0.05 net levels a hand (the "(c)" of its short name below)
 ONE_CHAIN = "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1"
 # the same race with its worlds from four chains (+0.060 over search:k=128 on eight seeds,
 # +0.023 a seed over ONE_CHAIN on the same eight seeds, docs/bots.md "Four chains"): the

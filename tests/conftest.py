@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
+
+# the repo root, once, so that the scripts import as packages: from analysis import paired_bots,
+# from research import read_the_play, from training import train_belief
+ROOT = str(Path(__file__).resolve().parents[1])
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
 
 IMPLEMENTATIONS = ["reference", "core"]
 

@@ -18,13 +18,11 @@ from fastsheng.bots import _card_belief, _guided_search
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import simulate_hands
 
-ANALYSIS = Path(__file__).resolve().parents[1] / "analysis"
+TRAINING = Path(__file__).resolve().parents[1] / "training"
 NP, NF = _card_belief.NPLACE_, _card_belief.NCF_
 
 
 def script(name: str):
-    if str(ANALYSIS) not in sys.path:
-        sys.path.insert(0, str(ANALYSIS))
     return importlib.import_module(name)
 
 
@@ -102,7 +100,7 @@ def test_the_probabilities_are_a_distribution_over_the_places(tmp_path):
 
 
 def test_a_fit_reads_the_record_better_than_uniform_worlds(tmp_path):
-    tc = script("train_card_belief")
+    tc = script("training.train_card_belief")
     rows = tmp_path / "rows"
     tc.main(
         ["rows", str(rows), "--hands", "250", "--bot", "expert-v3", "--every", "4"]
@@ -149,7 +147,7 @@ def sharp_figures(*args: str) -> tuple[str, dict]:
     """`train_card_belief.py sharp` in a process of its own (it loads the shipped beliefs into
     the C core, state this process's later tests must not inherit): its header and figures."""
     model = str(Path(_card_belief.__file__).parent / "models" / "card-belief-v1.npz")
-    cmd = [sys.executable, str(ANALYSIS / "train_card_belief.py"), "sharp", model]
+    cmd = [sys.executable, str(TRAINING / "train_card_belief.py"), "sharp", model]
     cmd += ["--hands", "1", "--bot", "expert", "--every", "6", "--seed", "5", "--worlds", "6"]
     out = subprocess.run(cmd + ["--lam", "0.5", *args], capture_output=True, text=True, check=True)
     lines = out.stdout.splitlines()

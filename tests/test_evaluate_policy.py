@@ -3,9 +3,6 @@ analysis/evaluate_policy.py, its short caller, at a tiny n."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 
 import fastsheng as fs
@@ -15,11 +12,9 @@ from fastsheng.studies import stats
 
 
 def script():
-    path = Path(__file__).resolve().parents[1] / "analysis" / "evaluate_policy.py"
-    spec = importlib.util.spec_from_file_location("analysis_evaluate_policy", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from analysis import evaluate_policy
+
+    return evaluate_policy
 
 
 def test_evaluate_is_public_api():

@@ -4,26 +4,20 @@ the learned judgement is loaded when asked for, and a belief trains, loads and s
 from __future__ import annotations
 
 import importlib
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from fastsheng.bots import _infer
 
-ANALYSIS = Path(__file__).resolve().parents[1] / "analysis"
-
 
 def script(name: str):
-    # imported by its own name, so that its worker function pickles (ProcessPoolExecutor)
-    if str(ANALYSIS) not in sys.path:
-        sys.path.insert(0, str(ANALYSIS))
+    # imported by its package's name, so that its worker function pickles (ProcessPoolExecutor)
     return importlib.import_module(name)
 
 
 def test_fit_takes_a_bot_name_with_knobs_and_judges_when_asked(capsys):
-    rtp = script("read_the_play")
+    rtp = script("research.read_the_play")
     # "search:k=4" holds "=" but is the bot, not a knob
     rtp.main(["fit", "1", "2024", "search:k=4", "2", "model=expert-v4"])
     plain = capsys.readouterr().out
@@ -39,7 +33,7 @@ def test_fit_takes_a_bot_name_with_knobs_and_judges_when_asked(capsys):
 
 
 def test_a_belief_trains_loads_and_switches_on(tmp_path, capsys):
-    tb = script("train_belief")
+    tb = script("training.train_belief")
     rows = tmp_path / "rows"
     tb.main(
         ["rows", str(rows), "--hands", "100", "--bot", "expert-v1", "--worlds", "1"]

@@ -736,13 +736,9 @@ def test_report_and_compare_html_render_in_chromium(runs, tmp_path):
 
 
 def _script(name: str):
-    import importlib.util
+    import importlib
 
-    path = Path(__file__).resolve().parents[1] / "analysis" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"analysis_{name}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return importlib.import_module(f"analysis.{name}")
 
 
 def test_analysis_scripts_run(runs, capsys):

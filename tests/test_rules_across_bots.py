@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
 
 @pytest.fixture(scope="module")
 def study():
-    path = Path(__file__).resolve().parents[1] / "analysis" / "rules_across_bots.py"
-    spec = importlib.util.spec_from_file_location("analysis_rules_across_bots", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from analysis import rules_across_bots
+
+    return rules_across_bots
 
 
 def rows(*cells):

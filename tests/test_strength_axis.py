@@ -4,9 +4,6 @@ CPU)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,11 +11,9 @@ import pytest
 
 @pytest.fixture(scope="module")
 def axis():
-    path = Path(__file__).resolve().parents[1] / "analysis" / "strength_axis.py"
-    spec = importlib.util.spec_from_file_location("analysis_strength_axis", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from analysis import strength_axis
+
+    return strength_axis
 
 
 def test_paired_quantile_difference(axis):

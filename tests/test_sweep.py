@@ -643,13 +643,9 @@ def test_control_variates_cover_at_95_percent_and_are_unbiased(pools, n):
 
 
 def _script(name: str):
-    import importlib.util
+    import importlib
 
-    path = Path(__file__).resolve().parents[1] / "analysis" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"analysis_{name}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return importlib.import_module(f"analysis.{name}")
 
 
 def _check_quote(script: str, printed: str) -> None:

@@ -2,7 +2,7 @@
 
 Question: search-v3's inference chain weighs a world by how many past decisions its model bot
 explains with the world's cards (a count per decision). Can a model that reads the record card by
-card (fastsheng.bots._card_belief: a seat that let an opponent's card take the trick as last to play,
+card (fastsheng._card_belief: a seat that let an opponent's card take the trick as last to play,
 a seat that led below a card, a seat that keeps ruffing...) say where the hidden cards lie better
 than uniform worlds do, and does a chain that weighs its worlds by it play better?
 
@@ -12,31 +12,36 @@ Method:
    every (free card code, place) pair (GameCore.card_rows) and where the real deal's free copies
    lie. One .npz per batch of 50 hands in OUT, each batch seeded from
    SeedSequence(seed, spawn_key=(batch,)), so reruns add files and `--workers` share them.
-2. `fit`: a one-hidden-layer ReLU MLP scoring each (code, place) pair, a softmax over the places
-   a copy may lie in, the log loss of where the free copies lie; batches split 1 in 5 held out.
+2. `fit`: a one-hidden-layer ReLU MLP (training/mlp.py) scoring each (code, place) pair, a
+   softmax over the places a copy may lie in, the log loss of where the free copies lie;
+   batches split 1 in 5 held out.
    Held out: the log loss per free copy against that of uniform worlds (each place in proportion
    to its cards), in bits. Writes MODEL (.npz: mu, sd, w1, b1, w2) and its SHA-256.
 3. `score`: the held-out bits per free copy of saved MODELs on OUT's held-out split (the same
    split and loss as `fit`), so that models fit on other rows compare on the same rows.
-4. Play: `python analysis/read_the_play.py strength X Y N SEEDS cards=MODEL lam=L` weighs the
+4. Play: `python research/read_the_play.py strength X Y N SEEDS cards=MODEL lam=L` weighs the
    chains' worlds by the model's probabilities to the power L.
 
 Run:
-    python analysis/train_card_belief.py rows OUT [--hands 2000] [--bot search:k=32]
+    python training/train_card_belief.py rows OUT [--hands 2000] [--bot search:k=32]
                                                   [--every 8] [--seed 2190] [--workers 2]
-    python analysis/train_card_belief.py fit OUT MODEL [--hidden 32] [--epochs 6] [--seed 1]
-    python analysis/train_card_belief.py score OUT MODEL [MODEL...]
-    python analysis/train_card_belief.py sharp [MODEL] [--hands 20] [--bot search:k=32]
+    python training/train_card_belief.py fit OUT MODEL [--hidden 32] [--epochs 6] [--seed 1]
+    python training/train_card_belief.py score OUT MODEL [MODEL...]
+    python training/train_card_belief.py reproduce OUT MODEL [--workers 2]
+        (the shipped card-belief-v1's recipe: rows of 2,000 hands of search:k=128, then fit
+        --epochs 6; OUT a new folder)
+    python training/train_card_belief.py sharp [MODEL] [--hands 20] [--bot search:k=32]
         [--every 8] [--seed 2195] [--worlds 100] [--lam 0.5 1] [--steps 20] [--burn 400]
         [--chain INFER KITTY LAM]...
 """
 
 from __future__ import annotations
 
+if not __package__:  # run as `python training/NAME.py`: the repo root on the path
+    import _root  # noqa: F401
+
 import argparse
 import glob
-import hashlib
-import io
 import os
 import sys
 import time
@@ -44,12 +49,14 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from training import mlp
+
 BATCH = 50
 
 
 def _rows_one(args):
     out, seed, batch, bot, every = args
-    from fastsheng.bots._card_belief import NCF_, NPLACE_
+    from fastsheng._card_belief import NCF_, NPLACE_
 
     from fastsheng.engine.game import Game
 
@@ -107,10 +114,9 @@ def load(out: str) -> dict:
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 
-def scores(p: dict, xs: np.ndarray):
-    """The MLP's score of each (row, place) pair and its hidden layer."""
-    h = np.maximum(xs @ p["w1"].T + p["b1"], 0)
-    return h @ p["w2"], h
+def scores(p, xs: np.ndarray):
+    """The MLP's score of each (row, place) pair and its hidden layer (p: w1, b1, w2)."""
+    return mlp.forward(p, xs)
 
 
 def log_softmax(s: np.ndarray, ok: np.ndarray) -> np.ndarray:
@@ -159,63 +165,44 @@ def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) ->
     held = held_out(d)
     tr = ~held
     x = d["x"]
-    mu = x[tr].reshape(-1, x.shape[2]).mean(0)
-    sd = x[tr].reshape(-1, x.shape[2]).std(0)
-    sd[sd == 0] = 1
+    mu, sd = mlp.standardise(x[tr])
     mu[0], sd[0] = 0, 1  # the bias slot stays 1
     xs = ((x - mu) / sd).astype(np.float32)
     ok = d["ok"].astype(bool)
     at = d["at"].astype(np.float32)
     rng = np.random.default_rng(seed)
-    nf = x.shape[2]
-    p = {
-        "w1": (rng.standard_normal((hidden, nf)) / np.sqrt(nf)).astype(np.float32),
-        "b1": np.zeros(hidden, np.float32),
-        "w2": (rng.standard_normal(hidden) / np.sqrt(hidden)).astype(np.float32),
-    }
-    m = {k: np.zeros_like(v) for k, v in p.items()}
-    v = {k: np.zeros_like(v) for k, v in p.items()}
+    net = mlp.MLP(x.shape[2], hidden, rng, init="lecun", out_bias=False)
     idx = np.flatnonzero(tr)
-    t = 0
     uniform = uniform_bits(d, held)
     print(
         f"{len(idx):,} training rows, {int(held.sum()):,} held out; held-out bits per free copy: "
         f"uniform worlds {uniform:.4f}",
         flush=True,
     )
-    for ep in range(epochs):
-        rng.shuffle(idx)
-        for i in range(0, len(idx), 2048):
-            b = idx[i : i + 2048]
-            xb, okb, atb = xs[b], ok[b], at[b]
-            s, h = scores(p, xb)
-            lp = log_softmax(s, okb)
-            # d loss / d score: softmax * (copies) - copies, per row (places it may lie in)
-            n = atb.sum(1, keepdims=True)
-            g = (np.exp(lp) * n - atb) * okb / atb.sum()
-            gw2 = (h * g[:, :, None]).sum((0, 1))
-            gh = g[:, :, None] * p["w2"] * (h > 0)
-            gw1 = np.einsum("rph,rpf->hf", gh, xb)
-            gb1 = gh.sum((0, 1))
-            t += 1
-            for k, gk in (("w1", gw1), ("b1", gb1), ("w2", gw2)):
-                m[k] = 0.9 * m[k] + 0.1 * gk
-                v[k] = 0.999 * v[k] + 0.001 * gk * gk
-                p[k] -= lr * (m[k] / (1 - 0.9**t)) / (np.sqrt(v[k] / (1 - 0.999**t)) + 1e-8)
-        bits = loss_bits(p, xs[held], ok[held], at[held])
+
+    def loss(s, b):
+        # d loss / d score: softmax * (copies) - copies, per row (places it may lie in)
+        okb, atb = ok[b], at[b]
+        lp = log_softmax(s, okb)
+        n = atb.sum(1, keepdims=True)
+        return (np.exp(lp) * n - atb) * okb / atb.sum(), 0.0
+
+    bits = float("nan")
+
+    def report(ep, _):
+        nonlocal bits
+        bits = loss_bits(net.weights(), xs[held], ok[held], at[held])
         print(f"epoch {ep + 1}: held-out bits per free copy {bits:.4f}", flush=True)
-    buf = io.BytesIO()
-    np.savez(buf, mu=mu.astype(np.float32), sd=sd.astype(np.float32), **p)
-    with open(model, "wb") as f:
-        f.write(buf.getvalue())
-    digest = hashlib.sha256(buf.getvalue()).hexdigest()
+
+    net.fit(xs, loss, epochs, rng, lr=lr, batch=2048, rows=idx, carry_order=True, report=report)
+    digest = mlp.save(model, net, mu, sd)
     print(f"wrote {model}: sha256 {digest}")
     return dict(uniform=uniform, model=bits, sha256=digest)
 
 
 def set_cards(model: str, lam: float) -> None:
-    """Set MODEL's weights into fastsheng.bots._card_belief with weight `lam` in the chains."""
-    from fastsheng.bots import _card_belief
+    """Set MODEL's weights into fastsheng._card_belief with weight `lam` in the chains."""
+    from fastsheng import _card_belief
 
     with np.load(model) as z:
         _card_belief._set(
@@ -241,22 +228,23 @@ def sharp(
     chains: list[tuple[int, int, float]] = (),
 ) -> dict:
     """How sharp each reading of the record is: held-out bits per free copy of the real deal
-    (lower is sharper) under uniform consistent worlds (the chain at odds 1), the chain search-v3
-    runs for target (c) (infer=10, kitty=5, belief=1), the same weighing its worlds by the
-    per-card belief of MODEL to the power lam, and that belief alone; at one decision in EVERY
-    of BOT's play, from the seat to act, WORLDS worlds of each chain (STEPS swaps apart after
-    BURN: the race's 20 and 400 by default). CHAINS adds chains of (c) with other (infer,
-    kitty, lam). Each chain's seed depends on the decision alone, so a setting's figure does not
-    depend on which others run beside it."""
-    from fastsheng.bots._card_belief import NPLACE_
+    (lower is sharper) under uniform consistent worlds (the chain at odds 1), the chain of the
+    search-v3 settings aimed at beating search:k=128 by +0.05 net levels a hand (infer=10,
+    kitty=5, belief=1; "the chain of (c)" in the printout, the letter docs/bots.md names that aim
+    by), the same weighing its worlds by the per-card belief of MODEL to the power lam, and that
+    belief alone; at one decision in EVERY of BOT's play, from the seat to act, WORLDS worlds of
+    each chain (STEPS swaps apart after BURN: the race's 20 and 400 by default). CHAINS adds
+    chains of that kind with other (infer, kitty, lam). Each chain's seed depends on the
+    decision alone, so a setting's figure does not depend on which others run beside it."""
+    from fastsheng._card_belief import NPLACE_
 
     from fastsheng.engine.game import Game
-    from fastsheng.bots.names import _load_belief
+    from fastsheng.engine.registry import _load_belief
 
     _load_belief(1)
     if model:
         set_cards(model, 0)
-    from fastsheng.bots import _card_belief, _infer
+    from fastsheng import _card_belief, _infer
 
     # (name, infer, kitty, belief, lam, kinds: the past decisions read)
     settings = [("uniform worlds", 0, 0, 0, 0.0, 3), ("the chain of (c)", 10, 5, 1, 0.0, 3)]
@@ -336,6 +324,10 @@ def main(argv=None) -> None:
     f.add_argument("--epochs", type=int, default=6)
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--lr", type=float, default=3e-3)
+    p = sub.add_parser("reproduce")
+    p.add_argument("out")
+    p.add_argument("model")
+    p.add_argument("--workers", type=int, default=2)
     c = sub.add_parser("score")
     c.add_argument("out")
     c.add_argument("models", nargs="+")
@@ -358,6 +350,10 @@ def main(argv=None) -> None:
         sharp(a.model, a.hands, a.bot, a.every, a.seed, a.worlds, a.lam, a.steps, a.burn, chains)
     elif a.what == "rows":
         rows(a.out, a.hands, a.bot, a.every, a.seed, a.workers)
+    elif a.what == "reproduce":
+        # the shipped card-belief-v1 (fastsheng/models/card-belief-v1.npz): these rows, this fit
+        rows(a.out, 2000, "search:k=128", 8, 2190, a.workers)
+        fit(a.out, a.model, 32, 6, 1, 3e-3)
     elif a.what == "score":
         score(a.out, a.models)
     else:

@@ -5,25 +5,26 @@ expert-v4's play, and does a bot that plays them beat expert-v4?
 
 Method (docs/bots.md, "learned-v1"):
 1. `labels`: expert-v4 at all four seats plays `--hands` hands (random levels, `standard`); at
-   every lead and follow with more than one candidate the search (fastsheng.bots._labels: its own
+   every lead and follow with more than one candidate the search (fastsheng._labels: its own
    candidates and evaluation, k worlds) values every candidate; one Parquet file per batch of
    50 hands in OUT (the columns of fastsheng.engine.labels.LABEL_COLUMNS, docs/game.md "Labels").
    Batches are independent (a pure function of seed and batch), so a rerun with more hands only
    adds files, and `--workers` processes share them.
 2. `fit`: per non-base candidate, regress the search's gain over the base play (net levels:
-   gain / 40, clipped to +-3) on its features with a one-hidden-layer ReLU MLP (numpy, Adam,
-   Huber-free MSE), decisions split by hand into training and held-out (1 hand in 5); the margin
-   is the predicted gain a candidate must clear, chosen on the training hands to maximise the
-   search's own gain of the played candidates; held-out figures reported: the search's gain per
-   decision of the model's choice (and of the oracle, the best candidate by the labels), the
-   share of decisions where it deviates and how often the search agrees the deviation is better.
-   Writes MODEL (.npz of fastsheng.bots._learned.MODEL_KEYS) and prints its SHA-256.
+   gain / 40, clipped to +-3) on its features with a one-hidden-layer ReLU MLP (training/mlp.py:
+   numpy, Adam, Huber-free MSE), decisions split by hand into training and held-out (1 hand in
+   5); the margin is the predicted gain a candidate must clear, chosen on the training hands to
+   maximise the search's own gain of the played candidates; held-out figures reported: the
+   search's gain per decision of the model's choice (and of the oracle, the best candidate by the
+   labels), the share of decisions where it deviates and how often the search agrees the
+   deviation is better.
+   Writes MODEL (.npz of fastsheng._learned.MODEL_KEYS) and prints its SHA-256.
 
 Run:
-    python analysis/train_learned.py labels OUT [--hands 20000] [--k 16] [--seed 2026] [--workers 2]
-    python analysis/train_learned.py fit OUT MODEL [--hidden 32] [--epochs 12] [--seed 1]
-    python analysis/train_learned.py score OUT MODEL   (held-out figures at the model's margin)
-    python analysis/train_learned.py reproduce OUT MODEL   (the shipped learned-v1's recipe)
+    python training/train_learned.py labels OUT [--hands 20000] [--k 16] [--seed 2026] [--workers 2]
+    python training/train_learned.py fit OUT MODEL [--hidden 32] [--epochs 12] [--seed 1]
+    python training/train_learned.py score OUT MODEL   (held-out figures at the model's margin)
+    python training/train_learned.py reproduce OUT MODEL   (the shipped learned-v1's recipe)
 The published learned-v1 was trained on labels of seed 2026 (batches 0-164: 8,250 hands) and
 seed 2027 (batches 0-125: 6,300 hands), k = 16, fit with the defaults and the margin set to 0.05;
 `reproduce` runs exactly that (about 45 minutes on 2 cores; np.savez stamps the file, so its
@@ -33,15 +34,19 @@ hash differs from the shipped one's even for equal weights). About 2 hours on 2 
 
 from __future__ import annotations
 
+if not __package__:  # run as `python training/NAME.py`: the repo root on the path
+    import _root  # noqa: F401
+
 import argparse
 import glob
-import hashlib
 import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+
+from training import mlp
 
 BATCH = 50
 LEVEL_UNIT = 40.0  # the search's score: a level is worth 40 points
@@ -89,58 +94,6 @@ def load(out: str):
     )
     x = np.stack([data[f"f_{n}"] for n in FEATURES], axis=1).astype(np.float32)
     return data, x
-
-
-class MLP:
-    def __init__(self, nin: int, hidden: int, rng: np.random.Generator):
-        self.w1 = (rng.standard_normal((hidden, nin)) * np.sqrt(2.0 / nin)).astype(np.float32)
-        self.b1 = np.zeros(hidden, np.float32)
-        self.w2 = (rng.standard_normal(hidden) * np.sqrt(1.0 / hidden)).astype(np.float32)
-        self.b2 = np.float32(0)
-
-    def forward(self, x):
-        z = x @ self.w1.T + self.b1
-        h = np.maximum(z, 0)
-        return h @ self.w2 + self.b2, h
-
-    def fit(self, x, y, epochs: int, rng: np.random.Generator, lr=1e-3, batch=4096, logistic=False):
-        """Adam on the mean squared error, or (logistic) on the log loss of y in {0, 1} with
-        the output as its logit (analysis/train_belief.py)."""
-        params = [self.w1, self.b1, self.w2]
-        m = [np.zeros_like(p) for p in params] + [0.0]
-        v = [np.zeros_like(p) for p in params] + [0.0]
-        step = 0
-        for ep in range(epochs):
-            order = rng.permutation(len(x))
-            loss = 0.0
-            for s in range(0, len(x), batch):
-                idx = order[s : s + batch]
-                xb, yb = x[idx], y[idx]
-                pred, h = self.forward(xb)
-                if logistic:
-                    p = 1 / (1 + np.exp(-np.clip(pred, -30, 30)))
-                    err = (p - yb) / len(idx)
-                    loss -= float(np.log(np.where(yb > 0.5, p, 1 - p) + 1e-12).sum())
-                else:
-                    err = (pred - yb) / len(idx)
-                    loss += float(((pred - yb) ** 2).sum())
-                g_w2 = h.T @ err
-                g_b2 = err.sum()
-                dh = np.outer(err, self.w2) * (h > 0)
-                g_w1 = dh.T @ xb
-                g_b1 = dh.sum(axis=0)
-                grads = [g_w1, g_b1, g_w2, g_b2]
-                step += 1
-                for i, g in enumerate(grads):
-                    m[i] = 0.9 * m[i] + 0.1 * g
-                    v[i] = 0.999 * v[i] + 0.001 * g * g
-                    d = lr * (m[i] / (1 - 0.9**step)) / (np.sqrt(v[i] / (1 - 0.999**step)) + 1e-8)
-                    if i < 3:
-                        params[i] -= d.astype(np.float32)
-                    else:
-                        self.b2 = np.float32(self.b2 - d)
-            what = "log loss" if logistic else "mse"
-            print(f"epoch {ep + 1}: {what} {loss / len(x):.4f}", flush=True)
 
 
 def policy_gain(dec, gain, pred, margin):
@@ -192,9 +145,8 @@ def _rows(out: str):
 def score(out: str, model: str) -> None:
     """The held-out figures of a model file at its own margin."""
     dec, x, y, part = _rows(out)
-    z = np.load(model)
-    h = np.maximum(((x - z["mu"]) / z["sd"]) @ z["w1"].T + z["b1"], 0)
-    pred = h @ z["w2"] + z["b2"]
+    z = mlp.load(model)
+    pred = mlp.forward(z, (x - z["mu"]) / z["sd"])[0]
     heldout_report(dec, y, pred, part == 0, float(z["margin"]))
 
 
@@ -207,22 +159,20 @@ def fit(
     lr: float,
     margin: float | None = None,
 ) -> None:
-    from fastsheng.bots import _features
+    from fastsheng import _features
 
     dec, x, y, part = _rows(out)
     # by hand: 1 in 5 held out (the figures), 1 in 5 to choose the margin, the rest to train
     train, val, held = part >= 2, part == 1, part == 0
-    mu = x[train].mean(axis=0)
-    sd = x[train].std(axis=0)
-    sd[sd == 0] = 1
+    mu, sd = mlp.standardise(x[train])
     xs = (x - mu) / sd
     rng = np.random.default_rng(seed)
-    net = MLP(x.shape[1], hidden, rng)
+    net = mlp.MLP(x.shape[1], hidden, rng)
     print(
         f"{len(x)} candidate rows of {len(np.unique(dec))} decisions; "
         f"{train.mean():.0%} train, {val.mean():.0%} margin, {held.mean():.0%} held out"
     )
-    net.fit(xs[train], y[train], epochs, rng, lr=lr)
+    net.fit(xs[train], mlp.MSE(y[train]), epochs, rng, lr=lr)
     pred = net.forward(xs)[0]
     best_m, best_g = 0.0, -np.inf
     for m in (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0):
@@ -235,25 +185,8 @@ def fit(
         best_m = margin
     heldout_report(dec, y, pred, held, best_m)
     assert x.shape[1] == _features.NFEAT_
-    digest = save_mlp(model, net, mu, sd, margin=np.float32(best_m), want=np.int32(8))
+    digest = mlp.save(model, net, mu, sd, margin=np.float32(best_m), want=np.int32(8))
     print(f"wrote {model}: sha256 {digest}")
-
-
-def save_mlp(path: str, net: MLP, mu, sd, **extra) -> str:
-    """Write the model file (.npz: the standardisation, the MLP's weights, `extra`); its
-    SHA-256."""
-    np.savez(
-        path,
-        mu=mu.astype(np.float32),
-        sd=sd.astype(np.float32),
-        w1=net.w1,
-        b1=net.b1,
-        w2=net.w2,
-        b2=np.float32(net.b2),
-        **extra,
-    )
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 def main(argv=None) -> None:

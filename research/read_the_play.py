@@ -7,7 +7,7 @@ could it gain at most (the worth of knowing the cards)?
 
 Method, `fit`: BOT plays every seat of HANDS hands (the step API, fastsheng.engine.game.Game,
 playing as the simulator); at every lead and follow of the play the seat to act counts the
-misfits (fastsheng.bots._infer: the other seats' past plays that expert-v3 would not have made,
+misfits (fastsheng._infer: the other seats' past plays that expert-v3 would not have made,
 replaying the hand with a deal's cards) of the real deal and of WORLDS worlds of
 `Game.sample_world` (uniform over the consistent deals), the past leads and the past follows
 apart, and the burial alone (`kitty=1`: the cards of the kitty the model would not have buried
@@ -17,18 +17,18 @@ contradicts counts as -1 (none should: tests/test_infer.py). Printed:
 mean misfits of each, and the share of decisions where the real deal fits strictly better than
 the worlds' mean.
 
-Method, `strength`: X against Y on paired deals (analysis/search_strength.py's paired_seeds,
+Method, `strength`: X against Y on paired deals (research/common.py's paired_seeds,
 seats swapped, t interval over deals); also printed the chain's figures over X's races: misfits
 of the worlds played out, the share of swaps kept. Screening knobs for this process, as
 KEY=VALUE after the seeds:
 - steps, burn: the inference chain's steps per world and to burn in (the published 20, 400;
-  fastsheng.bots._guided_search._tune);
+  fastsheng._guided_search._tune);
 - soft: judge a past play other than the model's by the learned model's predicted gain of it
   (net levels for no misfit; 0 off), model: the chain's model bot (a bot name; default the
   seat's base bot), kinds: 1 count the past leads only, 2 the follows only, 3 both, 0 neither
-  (fastsheng.bots._infer._tune; the burial is read by the name's own `kitty=`);
+  (fastsheng._infer._tune; the burial is read by the name's own `kitty=`);
 - belief=MODEL: the chains weigh their worlds by the learned belief of MODEL (a file of
-  analysis/train_belief.py) in place of the 0/1 misfits; infer=10 takes its odds as they are;
+  training/train_belief.py) in place of the 0/1 misfits; infer=10 takes its odds as they are;
 - oracle=K: the races of seats whose k is K play every world on the real deal (a cheat, for
   this measurement only: the worth of knowing the cards to the same search);
 - chains=N: a race's worlds come in turn from N independent chains, each burnt in (the
@@ -36,15 +36,18 @@ KEY=VALUE after the seeds:
   gate, its winner's mean gain above Z standard errors (the published 1; a name's own `gate=G`,
   G/10 standard errors, takes precedence: `gate=5` plays as z=0.5);
 - cards=MODEL lam=L: the chains also weigh their worlds by the per-card belief of MODEL (a file
-  of analysis/train_card_belief.py: where each hidden card lies given the record), its
+  of training/train_card_belief.py: where each hidden card lies given the record), its
   probabilities to the power L (default 1), on top of the name's own reading.
 
-Run: python analysis/read_the_play.py fit [HANDS] [SEED] [BOT] [WORLDS] [soft=S] [model=NAME]
+Run: python research/read_the_play.py fit [HANDS] [SEED] [BOT] [WORLDS] [soft=S] [model=NAME]
          (default: 20 2024 search-v3 4, soft=0, model=expert-v3)
-     python analysis/read_the_play.py strength X Y N SEED[,SEED...] [KEY=VALUE...]
+     python research/read_the_play.py strength X Y N SEED[,SEED...] [KEY=VALUE...]
 """
 
 from __future__ import annotations
+
+if not __package__:  # run as `python research/NAME.py`: the repo root on the path
+    import _root  # noqa: F401
 
 import random
 import sys
@@ -52,9 +55,10 @@ import time
 
 import numpy as np
 
-from fastsheng.bots import _guided_search, _infer
+from fastsheng import _guided_search, _infer
 from fastsheng.engine.game import Game
-from fastsheng.bots.names import BOT_INDEX, bot_spec, resolve_bot
+from fastsheng.engine.registry import BOT_INDEX, bot_spec, resolve_bot
+from research.common import paired_seeds
 
 MODEL = BOT_INDEX["expert-v3"]
 
@@ -165,9 +169,6 @@ def main(argv: list[str]) -> None:
             f"{f['worlds_burial']:.2f}; real deals contradicted: {f['contradicted']}"
         )
         return
-    sys.path.insert(0, __file__.rsplit("/", 1)[0])
-    from search_strength import paired_seeds
-
     x, y, n = argv[1], argv[2], int(argv[3])
     seeds = [int(s) for s in argv[4].split(",")]
     k = knobs(argv[5:])
@@ -187,11 +188,11 @@ def main(argv: list[str]) -> None:
         kinds=int(k.get("kinds", 3)),
     )
     if "belief" in k:
-        from train_belief import set_belief
+        from training.train_belief import set_belief
 
         set_belief(k["belief"])
     if "cards" in k:
-        from train_card_belief import set_cards
+        from training.train_card_belief import set_cards
 
         set_cards(k["cards"], float(k.get("lam", 1)))
     _guided_search._infer_counts(reset=True)

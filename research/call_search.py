@@ -4,42 +4,38 @@ Question: what does searching the calls (declare, reinforce, overcall, 炒底) g
 bot's own calls, how does it move who sets the trump and its length, and at what CPU cost?
 
 Method: X = `search-v3:k=K,cands=8,base=BASE,call=1` with its play search off
-(fastsheng.bots._bury_search._bury_tune(play=0): a call-searching seat leads, follows and buries as
+(fastsheng._bury_search._bury_tune(play=0): a call-searching seat leads, follows and buries as
 BASE), so X differs from Y = BASE only in its calls. Each deal is played twice (RULES, random
 levels), X at seats 0/2 then the seats swapped; net levels per hand per deal as in
-analysis/search_strength.py (fastsheng.studies.ladder.pair_outcome), t interval over deals. The
+research/search_strength.py (fastsheng.studies.ladder.pair_outcome), t interval over deals. The
 call figures compare, deal by deal, X's side in one seating with Y's side in the other (the same
 seats, the same cards): the share of hands whose final trump X's side called, and the trumps
 that side held when the calls closed. Cost: CPU of the X-vs-Y seatings minus two all-BASE runs
 of the same deals, per hand.
 
-Run: python analysis/call_search.py [BASE] [N] [SEED[,SEED...]] [K] [RULES] [EVERY] [Z]
+Run: python research/call_search.py [BASE] [N] [SEED[,SEED...]] [K] [RULES] [EVERY] [Z]
      (default: expert-v3 4000 2024 32 standard 0, the published gate; EVERY 1: every question
      searched; Z the gate in standard errors)
 """
 
 from __future__ import annotations
 
+if not __package__:  # run as `python research/NAME.py`: the repo root on the path
+    import _root  # noqa: F401
+
 import sys
-import time
 
 import numpy as np
 import pandas as pd
 
-from fastsheng.bots import _bury_search, _call_search
-from fastsheng.engine.hands import simulate_hands
+from fastsheng import _bury_search, _call_search
 from fastsheng.studies import stats
 from fastsheng.studies.ladder import pair_outcome
+from research.common import iv, timed_hands
 
 
 def name_of(base: str, k: int) -> str:
     return f"search-v3:k={k},cands=8,base={base},call=1"
-
-
-def _hands(rules: str, lineup, seed: int, n: int) -> tuple[pd.DataFrame, float]:
-    c0 = time.process_time()
-    h = simulate_hands(rules, lineup, seed, n, level="random").to_pandas()
-    return h.sort_values("hand_id", kind="stable").reset_index(drop=True), time.process_time() - c0
 
 
 def _side_figures(h: pd.DataFrame, team: int) -> tuple[np.ndarray, np.ndarray]:
@@ -69,10 +65,10 @@ def measure(
         nets, cpu_x, cpu_y = [], 0.0, 0.0
         called_x, called_y, trumps_x, trumps_y = [], [], [], []
         for seed in seeds:
-            a, ca = _hands(rules, (x, y, x, y), seed, n)
-            b, cb = _hands(rules, (y, x, y, x), seed, n)
+            a, ca = timed_hands(rules, (x, y, x, y), seed, n)
+            b, cb = timed_hands(rules, (y, x, y, x), seed, n)
             cpu_x += ca + cb
-            cpu_y += _hands(rules, y, seed, n)[1] * 2
+            cpu_y += timed_hands(rules, y, seed, n)[1] * 2
             nets.append(pair_outcome(x, y, a, b).net)
             # X is team 0 in a, team 1 in b; Y's side in the other seating holds the same seats
             for h_x, h_y, team in ((a, b, 0), (b, a, 1)):
@@ -108,16 +104,12 @@ def measure(
     }
 
 
-def _iv(e: stats.Estimate, f: str = "+.4f") -> str:
-    return f"{e.estimate:{f}} [{e.lo:{f}}, {e.hi:{f}}]"
-
-
 def report(m: dict, seeds) -> None:
     c = m["counts"]
     print(
         f"{m['rules']}, random levels, seed {','.join(map(str, seeds))}: {m['x']} (play search "
         f"off; {m['worlds']} worlds, gate {m['z']:g} SE) vs {m['y']} over {m['deals']:,} "
-        f"paired deals: {_iv(m['net'])} net levels/hand; "
+        f"paired deals: {iv(m['net'])} net levels/hand; "
         f"questions {c['asked']:,}, searched {c['searched']:,}, answers changed {c['changed']:,} "
         f"({100 * c['changed'] / max(1, c['searched']):.1f}% of those searched); CPU added "
         f"{m['ms_per_hand']:.2f} ms/hand",
@@ -126,7 +118,7 @@ def report(m: dict, seeds) -> None:
     print("| figure (per hand, a side's seats) | X's side (searched) | Y's side (base) | diff. |")
     print("|---|---|---|---|")
     for key, (fx, fy, d) in m["figures"].items():
-        print(f"| {key} | {_iv(fx, '.3f')} | {_iv(fy, '.3f')} | {_iv(d, '+.3f')} |")
+        print(f"| {key} | {iv(fx, '.3f')} | {iv(fy, '.3f')} | {iv(d, '+.3f')} |")
 
 
 def main(argv: list[str]) -> None:

@@ -1,6 +1,7 @@
 """CPU per hand of each search setting, on the same hands in one process.
 
-Question: which k of `search-v2` costs what `search:k=32` costs (issue 14 item 3, target (b))?
+Question: which k of `search-v2` costs what `search:k=32` costs (a search stronger than
+`search:k=32` at about its CPU: the largest k at that cost)?
 
 Method: each bot plays seats 0/2 against `expert-v3` (its base, which plays tens of thousands
 of hands a second, so the time is the searching side's) on the same N hands (`standard`,
@@ -11,39 +12,25 @@ play the same hands, and the ratio of each bot's CPU to the first one's has the 
 interval over batches (fastsheng.studies.stats.ratio_cluster). These are the CPU figures of
 docs/bots.md (section *search-v2*).
 
-Run: python analysis/search_cost.py N CHUNKS SEED BOT [BOT...]
-     e.g. python analysis/search_cost.py 10 30 2028 search:k=32 search-v2:k=256
+Run: python research/search_cost.py N CHUNKS SEED BOT [BOT...]
+     e.g. python research/search_cost.py 10 30 2028 search:k=32 search-v2:k=256
 """
 
 from __future__ import annotations
 
+if not __package__:  # run as `python research/NAME.py`: the repo root on the path
+    import _root  # noqa: F401
+
 import sys
-import time
 
-import numpy as np
-
-from fastsheng.engine.hands import play_batch
-from fastsheng.bots.names import resolve_bot
+from fastsheng.engine.registry import resolve_bot
 from fastsheng.studies import stats
-
-OPPONENT = "expert-v3"
-
-
-def chunk_seconds(bots: list[str], n: int, chunks: int, seed: int) -> np.ndarray:
-    """CPU seconds of each batch (rows) for each bot (columns) at seats 0/2 against OPPONENT."""
-    out = np.zeros((chunks, len(bots)))
-    play_batch("standard", OPPONENT, seed, 0, 1)  # the first call's one-time setup, untimed
-    for batch in range(chunks):
-        for j, bot in enumerate(bots):
-            t = time.thread_time()
-            play_batch("standard", (bot, OPPONENT, bot, OPPONENT), seed, batch, n, level="random")
-            out[batch, j] = time.thread_time() - t
-    return out
+from research.common import OPPONENT, chunk_seconds
 
 
 def main(argv: list[str]) -> None:
     if len(argv) < 4:
-        raise SystemExit("usage: python analysis/search_cost.py N CHUNKS SEED BOT [BOT...]")
+        raise SystemExit("usage: python research/search_cost.py N CHUNKS SEED BOT [BOT...]")
     n, chunks, seed, bots = int(argv[0]), int(argv[1]), int(argv[2]), argv[3:]
     sec = chunk_seconds(bots, n, chunks, seed)
     hands = n * chunks

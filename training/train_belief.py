@@ -1,6 +1,6 @@
 """Train the learned belief of search-v3's inference: which worlds explain the past plays.
 
-Question: the inference chain (fastsheng.bots._infer) weighs a world by the past plays of the other
+Question: the inference chain (fastsheng._infer) weighs a world by the past plays of the other
 seats that its model bot (expert-v3) would not have made, a 0/1 count per decision. A player
 who searches plays otherwise than expert-v3 often, and how it plays otherwise still tells of its
 cards: can a classifier of the real deal against uniform consistent worlds, fed every past
@@ -10,29 +10,35 @@ weighs its worlds by it play better?
 Method:
 1. `rows`: BOT plays every seat of HANDS hands (`standard`, random levels, the step API); at
    one decision in EVERY (drawn from the batch's own stream) the seat to act takes the features
-   of every past decision of the other seats (fastsheng.bots._infer.fit_rows: the learned bot's
+   of every past decision of the other seats (fastsheng._infer.fit_rows: the learned bot's
    features of the play made against expert-v3's, from the acting seat's cards in the world,
    and whether they differ) in the real deal (label 1) and in WORLDS worlds of
    `Game.sample_world` (uniform over the consistent deals, label 0). One .npz per batch of 50
    hands in OUT, each batch seeded from SeedSequence(seed, spawn_key=(batch,)), so reruns add
    files and `--workers` processes share them.
-2. `fit`: a one-hidden-layer ReLU MLP (analysis/train_learned.py's, log loss) on those rows,
+2. `fit`: a one-hidden-layer ReLU MLP (training/mlp.py, the log loss) on those rows,
    split by batch (1 in 5 held out), its logit f(x) an estimate of log p(x | real deal) /
    p(x | uniform world) up to a constant. Held-out figures: the log loss, and how often the
    real deal scores above a world (summed over the decision's record) by f and by the 0/1
    count (ties count half). Writes MODEL (.npz: mu, sd, w1, b1, w2, b2, and hi, lo: the
    logit's range) and its SHA-256.
-3. Play: `python analysis/read_the_play.py strength X Y N SEEDS belief=MODEL` sets it into
-   the chains of X's races (fastsheng.bots._infer._set_belief; infer=10 weighs the worlds by the
+3. Play: `python research/read_the_play.py strength X Y N SEEDS belief=MODEL` sets it into
+   the chains of X's races (fastsheng._infer._set_belief; infer=10 weighs the worlds by the
    classifier's own odds).
 
 Run:
-    python analysis/train_belief.py rows OUT [--hands 600] [--bot search:k=32] [--worlds 3]
+    python training/train_belief.py rows OUT [--hands 600] [--bot search:k=32] [--worlds 3]
                                              [--every 6] [--seed 2160] [--workers 2]
-    python analysis/train_belief.py fit OUT MODEL [--hidden 16] [--epochs 8] [--seed 1]
+    python training/train_belief.py fit OUT MODEL [--hidden 16] [--epochs 8] [--seed 1]
+    python training/train_belief.py reproduce OUT MODEL [--workers 2]
+        (the shipped belief-v1's recipe: rows of 2,000 hands, --worlds 1 --every 6 --kind 2,
+        then fit --hidden 16 --epochs 8; OUT a new folder)
 """
 
 from __future__ import annotations
+
+if not __package__:  # run as `python training/NAME.py`: the repo root on the path
+    import _root  # noqa: F401
 
 import argparse
 import glob
@@ -43,6 +49,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from training import mlp
+
 BATCH = 50
 MODEL_BOT = "expert-v3"
 
@@ -51,10 +59,10 @@ def _rows_one(args):
     out, seed, batch, bot, worlds, every, kind = args
     import random
 
-    from fastsheng.bots._infer import NB_IN_
+    from fastsheng._infer import NB_IN_
 
     from fastsheng.engine.game import Game
-    from fastsheng.bots.names import BOT_INDEX
+    from fastsheng.engine.registry import BOT_INDEX
 
     path = os.path.join(out, f"belief-s{seed}-b{batch:05d}.npz")
     if os.path.exists(path):
@@ -152,9 +160,6 @@ def ranking(d: dict, score: np.ndarray, mask: np.ndarray) -> tuple[float, float]
 
 
 def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) -> None:
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from train_learned import MLP, save_mlp
-
     d = load(out)
     held = d["batch"] % 5 == 0
     if d["kind"] == 2:
@@ -168,16 +173,14 @@ def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) ->
     else:
         x, y = d["x"], d["y"].astype(np.float32)
         train = ~held
-    mu = x[train].mean(axis=0)
-    sd = x[train].std(axis=0)
-    sd[sd == 0] = 1
+    mu, sd = mlp.standardise(x[train])
     xs = (x - mu) / sd
     if not train.any():
         sys.exit(f"error: no rows to train on in {out} (batch 0 of every 5 is held out)")
     rng = np.random.default_rng(seed)
-    net = MLP(x.shape[1], hidden, rng)
+    net = mlp.MLP(x.shape[1], hidden, rng)
     print(f"{len(x):,} rows, {y.mean():.0%} of the real deal; {held.mean():.0%} held out")
-    net.fit(xs[train], y[train], epochs, rng, lr=lr, logistic=True)
+    net.fit(xs[train], mlp.LogLoss(y[train]), epochs, rng, lr=lr)
     f = net.forward(xs)[0]
     scored = held & (d["y"] == 1) if d["kind"] == 2 else held
     p = 1 / (1 + np.exp(-np.clip(f[scored], -30, 30)))
@@ -200,15 +203,15 @@ def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) ->
     hi, lo = float(np.quantile(f, 0.9995)), float(np.quantile(f, 0.0005))
     if d["kind"] == 2:
         hi, lo = 8.0, 0.0
-    digest = save_mlp(
+    digest = mlp.save(
         model, net, mu, sd, hi=np.float32(hi), lo=np.float32(lo), kind=np.int8(d["kind"])
     )
     print(f"wrote {model} (logits {lo:.2f} to {hi:.2f}): sha256 {digest}")
 
 
 def set_belief(model: str) -> None:
-    """Set MODEL's weights into fastsheng.bots._infer and switch the learned belief on."""
-    from fastsheng.bots import _infer
+    """Set MODEL's weights into fastsheng._infer and switch the learned belief on."""
+    from fastsheng import _infer
 
     with np.load(model) as z:
         m = {k: np.asarray(z[k]) for k in ("mu", "sd", "w1", "b1", "w2", "b2", "hi", "lo", "kind")}
@@ -244,9 +247,17 @@ def main(argv=None) -> None:
     f.add_argument("--epochs", type=int, default=8)
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--lr", type=float, default=1e-3)
+    p = sub.add_parser("reproduce")
+    p.add_argument("out")
+    p.add_argument("model")
+    p.add_argument("--workers", type=int, default=2)
     a = ap.parse_args(argv)
     if a.what == "rows":
         rows(a.out, a.hands, a.bot, a.worlds, a.every, a.seed, a.workers, a.kind)
+    elif a.what == "reproduce":
+        # the shipped belief-v1 (fastsheng/models/belief-v1.npz): these rows, then this fit
+        rows(a.out, 2000, "search:k=32", 1, 6, 2160, a.workers, 2)
+        fit(a.out, a.model, 16, 8, 1, 1e-3)
     else:
         fit(a.out, a.model, a.hidden, a.epochs, a.seed, a.lr)
 

@@ -1,4 +1,4 @@
-"""Which of issue 14's search ideas win: each variant of search-v2 against search:k=32, per deal.
+"""Which ideas for a cheaper search win: each variant of search-v2 against search:k=32, per deal.
 
 Question: for each idea (consistent worlds, racing the candidates, fewer worlds early, more late,
 confirming a deviation on fresh worlds), does search-v2 stay as strong as today's search:k=32,
@@ -12,7 +12,7 @@ per hand divided by the variant's, both measured in this process. The variants a
 fastsheng.bots._search._v2_tune (screening only; the published search-v2 is the first row's
 defaults), restored afterwards.
 
-Run: python analysis/search_v2_ideas.py [N] [SEED] [VARIANT ...]
+Run: python research/search_v2_ideas.py [N] [SEED] [VARIANT ...]
      (default: 600 2024 and every variant below; a variant is a name of VARIANTS)
 """
 

@@ -10,46 +10,27 @@ The interval is the t interval over deals (fastsheng.studies.stats.mean_t). Also
 seconds per hand (wall clock, and CPU of this process: a shared machine slows the first, not the
 second), so the price of K is visible. SEED may list seeds ("2028,2029"): N deals from each,
 pooled into one interval. These are the figures of docs/bots.md (sections *search* and
-*search-v2*); analysis/search_cost.py prints the CPU of each side alone.
+*search-v2*); research/search_cost.py prints the CPU of each side alone.
 
-Run: python analysis/search_strength.py [X] [Y] [N] [RULES] [SEED[,SEED...]]
+Run: python research/search_strength.py [X] [Y] [N] [RULES] [SEED[,SEED...]]
      (default: search:k=32,cands=8 expert-v1 400 standard 2024)
 """
 
 from __future__ import annotations
 
+if not __package__:  # run as `python research/NAME.py`: the repo root on the path
+    import _root  # noqa: F401
+
 import sys
-import time
 
-import numpy as np
-
-from fastsheng.engine.hands import simulate_hands
-from fastsheng.bots.names import resolve_bot, split_bots
-from fastsheng.studies import stats
-from fastsheng.studies.ladder import pair_outcome
+from fastsheng.engine.registry import resolve_bot, split_bots
+from research.common import paired_seeds
 
 
 def paired(x: str, y: str, n: int, seed: int = 2024, rules: str = "standard"):
     """(net levels estimate, share of hands won, seconds per hand) of X against Y."""
     net, won, seconds, _ = paired_seeds(x, y, n, (seed,), rules)
     return net, won, seconds
-
-
-def paired_seeds(x: str, y: str, n: int, seeds, rules: str = "standard"):
-    """paired() over N deals of each seed, pooled; also the CPU seconds per hand."""
-    t0, c0 = time.perf_counter(), time.process_time()
-    nets, wins = [], []
-    for seed in seeds:
-        a = simulate_hands(rules, (x, y, x, y), seed, n, level="random").to_pandas()
-        b = simulate_hands(rules, (y, x, y, x), seed, n, level="random").to_pandas()
-        p = pair_outcome(x, y, a, b)
-        nets.append(p.net)
-        wins.append(p.wins)
-    hands = 2 * n * len(seeds)
-    seconds = (time.perf_counter() - t0) / hands
-    cpu = (time.process_time() - c0) / hands
-    won = float(np.concatenate(wins).mean() / 2)
-    return stats.mean_t(np.concatenate(nets)), won, seconds, cpu
 
 
 def main(argv: list[str]) -> None:

@@ -4,10 +4,10 @@ Question: what does searching the burial gain over the base bot's own burial, ho
 the kitty (points buried, kitty captured, hands the kitty decides), and at what CPU cost?
 
 Method: X = `search-v3:k=K,cands=C,base=BASE,bury=1` with its play search off
-(fastsheng.bots._bury_search._bury_tune(play=0): its leads and follows are BASE's), so X differs from
+(fastsheng._bury_search._bury_tune(play=0): its leads and follows are BASE's), so X differs from
 Y = BASE only in the burials it makes. Each deal is played twice (`standard`, random levels), X
 at seats 0/2 then the seats swapped; net levels per hand per deal as in
-analysis/search_strength.py (fastsheng.studies.ladder.pair_outcome), t interval over deals.
+research/search_strength.py (fastsheng.studies.ladder.pair_outcome), t interval over deals.
 Both seatings deal the same cards and, X calling as BASE, make the same calls, so the same seat
 buries in both: in one of them X's side buries, in the other Y's. The kitty figures compare
 those two hands of each deal (studies/realism.py's definitions: points in the final kitty, the
@@ -15,39 +15,35 @@ defenders capture it, the kitty bonus flips the side that goes up), paired per d
 interval of the difference. Cost: CPU of the X-vs-Y seatings minus that of two all-BASE runs of
 the same deals, per hand and per burial searched.
 
-Run: python analysis/bury_search.py [BASE] [N] [SEED[,SEED...]] [K] [CANDS] [KMUL] [RULES]
+Run: python research/bury_search.py [BASE] [N] [SEED[,SEED...]] [K] [CANDS] [KMUL] [RULES]
      (default: expert-v4 2000 2024 32 8, the published worlds per burial (KMUL x K, KMUL = 4,
      at most 128), RULES 1; RULES 0: no named swaps)
-     python analysis/bury_search.py --screen [BASE] [N] [SEED] [FIRST LAST]
+     python research/bury_search.py --screen [BASE] [N] [SEED] [FIRST LAST]
      (the screen of k, candidates and gate: SCREEN's variants FIRST..LAST-1, default all)
 """
 
 from __future__ import annotations
 
+if not __package__:  # run as `python research/NAME.py`: the repo root on the path
+    import _root  # noqa: F401
+
 import sys
-import time
 
 import numpy as np
 import pandas as pd
 
-from fastsheng.bots import _bury_search
-from fastsheng.engine.hands import simulate_hands
+from fastsheng import _bury_search
 from fastsheng.rules import get_rules
 from fastsheng.studies import stats
 from fastsheng.studies.ladder import pair_outcome
 from fastsheng.studies.realism import kitty_flips_side
+from research.common import iv, timed_hands
 
 RULES = "standard"
 
 
 def name_of(base: str, k: int, cands: int) -> str:
     return f"search-v3:k={k},cands={cands},base={base},bury=1"
-
-
-def _hands(lineup, seed: int, n: int) -> tuple[pd.DataFrame, float]:
-    c0 = time.process_time()
-    h = simulate_hands(RULES, lineup, seed, n, level="random").to_pandas()
-    return h.sort_values("hand_id", kind="stable").reset_index(drop=True), time.process_time() - c0
 
 
 def measure(
@@ -73,11 +69,11 @@ def measure(
     try:
         nets, searched, plain, cpu_x, cpu_y = [], [], [], 0.0, 0.0
         for seed in seeds:
-            a, ca = _hands((x, y, x, y), seed, n)
-            b, cb = _hands((y, x, y, x), seed, n)
+            a, ca = timed_hands(RULES, (x, y, x, y), seed, n)
+            b, cb = timed_hands(RULES, (y, x, y, x), seed, n)
             cpu_x += ca + cb
             if cost:
-                cpu_y += _hands(y, seed, n)[1] * 2
+                cpu_y += timed_hands(RULES, y, seed, n)[1] * 2
             nets.append(pair_outcome(x, y, a, b).net)
             same = a["burier"].to_numpy() == b["burier"].to_numpy()
             x_buries_a = (a["burier"].to_numpy() & 1) == 0  # X is team 0 in a, team 1 in b
@@ -123,16 +119,12 @@ def measure(
     }
 
 
-def _iv(e: stats.Estimate, f: str = "+.4f") -> str:
-    return f"{e.estimate:{f}} [{e.lo:{f}}, {e.hi:{f}}]"
-
-
 def report(m: dict, seeds) -> None:
     c = m["counts"]
     print(
         f"{RULES}, random levels, seed {','.join(map(str, seeds))}: {m['x']} (play search off) "
         f"({m['worlds']} worlds per burial) vs {m['y']} over {m['deals']:,} paired deals: "
-        f"{_iv(m['net'])} net levels/hand; "
+        f"{iv(m['net'])} net levels/hand; "
         f"burials searched {c['decisions']:,}, replaced {c['deviations']:,} "
         f"({100 * c['deviations'] / max(1, c['decisions']):.1f}%); "
         f"CPU added {m['ms_per_hand']:.2f} ms/hand "
@@ -146,7 +138,7 @@ def report(m: dict, seeds) -> None:
     print("|---|---|---|---|")
     for key, (fs, fp, d) in m["kitty"].items():
         f = ".2f" if key == "points buried" else ".4f"
-        print(f"| {key} | {_iv(fs, f)} | {_iv(fp, f)} | {_iv(d, '+' + f)} |")
+        print(f"| {key} | {iv(fs, f)} | {iv(fp, f)} | {iv(d, '+' + f)} |")
 
 
 # the screen's variants: (k, candidates, named swaps on/off, gate in standard errors)
@@ -173,7 +165,7 @@ def screen(base: str, n: int, seed: int, first: int = 0, last: int = len(SCREEN)
         c = m["counts"]
         d = m["kitty"]["points buried"][2]
         print(
-            f"k={k:3d} cands={cands:2d} rules={rules_on} z={z}: {_iv(m['net'])} net levels/hand, "
+            f"k={k:3d} cands={cands:2d} rules={rules_on} z={z}: {iv(m['net'])} net levels/hand, "
             f"replaced {100 * c['deviations'] / max(1, c['decisions']):.1f}%, "
             f"points buried {d.estimate:+.2f}",
             flush=True,
