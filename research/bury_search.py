@@ -4,7 +4,7 @@ Question: what does searching the burial gain over the base bot's own burial, ho
 the kitty (points buried, kitty captured, hands the kitty decides), and at what CPU cost?
 
 Method: X = `search-v3:k=K,cands=C,base=BASE,bury=1` with its play search off
-(fastsheng._bury_search._bury_tune(play=0): its leads and follows are BASE's), so X differs from
+(fastsheng.bots._bury_search._bury_tune(play=0): its leads and follows are BASE's), so X differs from
 Y = BASE only in the burials it makes. Each deal is played twice (`standard`, random levels), X
 at seats 0/2 then the seats swapped; net levels per hand per deal as in
 research/search_strength.py (fastsheng.studies.ladder.pair_outcome), t interval over deals.
@@ -32,7 +32,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from fastsheng import _bury_search
+from fastsheng.bots import _bury_search
 from fastsheng.rules import get_rules
 from fastsheng.studies import stats
 from fastsheng.studies.ladder import pair_outcome

@@ -4,7 +4,7 @@ Question: what does searching the calls (declare, reinforce, overcall, 炒底) g
 bot's own calls, how does it move who sets the trump and its length, and at what CPU cost?
 
 Method: X = `search-v3:k=K,cands=8,base=BASE,call=1` with its play search off
-(fastsheng._bury_search._bury_tune(play=0): a call-searching seat leads, follows and buries as
+(fastsheng.bots._bury_search._bury_tune(play=0): a call-searching seat leads, follows and buries as
 BASE), so X differs from Y = BASE only in its calls. Each deal is played twice (RULES, random
 levels), X at seats 0/2 then the seats swapped; net levels per hand per deal as in
 research/search_strength.py (fastsheng.studies.ladder.pair_outcome), t interval over deals. The
@@ -28,7 +28,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from fastsheng import _bury_search, _call_search
+from fastsheng.bots import _bury_search, _call_search
 from fastsheng.studies import stats
 from fastsheng.studies.ladder import pair_outcome
 from research.common import iv, timed_hands

@@ -7,7 +7,7 @@ could it gain at most (the worth of knowing the cards)?
 
 Method, `fit`: BOT plays every seat of HANDS hands (the step API, fastsheng.engine.game.Game,
 playing as the simulator); at every lead and follow of the play the seat to act counts the
-misfits (fastsheng._infer: the other seats' past plays that expert-v3 would not have made,
+misfits (fastsheng.bots._infer: the other seats' past plays that expert-v3 would not have made,
 replaying the hand with a deal's cards) of the real deal and of WORLDS worlds of
 `Game.sample_world` (uniform over the consistent deals), the past leads and the past follows
 apart, and the burial alone (`kitty=1`: the cards of the kitty the model would not have buried
@@ -22,11 +22,11 @@ seats swapped, t interval over deals); also printed the chain's figures over X's
 of the worlds played out, the share of swaps kept. Screening knobs for this process, as
 KEY=VALUE after the seeds:
 - steps, burn: the inference chain's steps per world and to burn in (the published 20, 400;
-  fastsheng._guided_search._tune);
+  fastsheng.bots._guided_search._tune);
 - soft: judge a past play other than the model's by the learned model's predicted gain of it
   (net levels for no misfit; 0 off), model: the chain's model bot (a bot name; default the
   seat's base bot), kinds: 1 count the past leads only, 2 the follows only, 3 both, 0 neither
-  (fastsheng._infer._tune; the burial is read by the name's own `kitty=`);
+  (fastsheng.bots._infer._tune; the burial is read by the name's own `kitty=`);
 - belief=MODEL: the chains weigh their worlds by the learned belief of MODEL (a file of
   training/train_belief.py) in place of the 0/1 misfits; infer=10 takes its odds as they are;
 - oracle=K: the races of seats whose k is K play every world on the real deal (a cheat, for
@@ -55,9 +55,9 @@ import time
 
 import numpy as np
 
-from fastsheng import _guided_search, _infer
+from fastsheng.bots import _guided_search, _infer
 from fastsheng.engine.game import Game
-from fastsheng.engine.registry import BOT_INDEX, bot_spec, resolve_bot
+from fastsheng.bots.names import BOT_INDEX, bot_spec, resolve_bot
 from research.common import paired_seeds
 
 MODEL = BOT_INDEX["expert-v3"]

@@ -23,7 +23,7 @@ if not __package__:  # run as `python research/NAME.py`: the repo root on the pa
 
 import sys
 
-from fastsheng.engine.registry import resolve_bot
+from fastsheng.bots.names import resolve_bot
 from fastsheng.studies import stats
 from research.common import OPPONENT, chunk_seconds
 

@@ -1,6 +1,6 @@
 """Train the learned belief of search-v3's inference: which worlds explain the past plays.
 
-Question: the inference chain (fastsheng._infer) weighs a world by the past plays of the other
+Question: the inference chain (fastsheng.bots._infer) weighs a world by the past plays of the other
 seats that its model bot (expert-v3) would not have made, a 0/1 count per decision. A player
 who searches plays otherwise than expert-v3 often, and how it plays otherwise still tells of its
 cards: can a classifier of the real deal against uniform consistent worlds, fed every past
@@ -10,7 +10,7 @@ weighs its worlds by it play better?
 Method:
 1. `rows`: BOT plays every seat of HANDS hands (`standard`, random levels, the step API); at
    one decision in EVERY (drawn from the batch's own stream) the seat to act takes the features
-   of every past decision of the other seats (fastsheng._infer.fit_rows: the learned bot's
+   of every past decision of the other seats (fastsheng.bots._infer.fit_rows: the learned bot's
    features of the play made against expert-v3's, from the acting seat's cards in the world,
    and whether they differ) in the real deal (label 1) and in WORLDS worlds of
    `Game.sample_world` (uniform over the consistent deals, label 0). One .npz per batch of 50
@@ -23,7 +23,7 @@ Method:
    count (ties count half). Writes MODEL (.npz: mu, sd, w1, b1, w2, b2, and hi, lo: the
    logit's range) and its SHA-256.
 3. Play: `python research/read_the_play.py strength X Y N SEEDS belief=MODEL` sets it into
-   the chains of X's races (fastsheng._infer._set_belief; infer=10 weighs the worlds by the
+   the chains of X's races (fastsheng.bots._infer._set_belief; infer=10 weighs the worlds by the
    classifier's own odds).
 
 Run:
@@ -59,10 +59,10 @@ def _rows_one(args):
     out, seed, batch, bot, worlds, every, kind = args
     import random
 
-    from fastsheng._infer import NB_IN_
+    from fastsheng.bots._infer import NB_IN_
 
     from fastsheng.engine.game import Game
-    from fastsheng.engine.registry import BOT_INDEX
+    from fastsheng.bots.names import BOT_INDEX
 
     path = os.path.join(out, f"belief-s{seed}-b{batch:05d}.npz")
     if os.path.exists(path):
@@ -210,8 +210,8 @@ def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) ->
 
 
 def set_belief(model: str) -> None:
-    """Set MODEL's weights into fastsheng._infer and switch the learned belief on."""
-    from fastsheng import _infer
+    """Set MODEL's weights into fastsheng.bots._infer and switch the learned belief on."""
+    from fastsheng.bots import _infer
 
     with np.load(model) as z:
         m = {k: np.asarray(z[k]) for k in ("mu", "sd", "w1", "b1", "w2", "b2", "hi", "lo", "kind")}
@@ -255,7 +255,7 @@ def main(argv=None) -> None:
     if a.what == "rows":
         rows(a.out, a.hands, a.bot, a.worlds, a.every, a.seed, a.workers, a.kind)
     elif a.what == "reproduce":
-        # the shipped belief-v1 (fastsheng/models/belief-v1.npz): these rows, then this fit
+        # the shipped belief-v1 (fastsheng/bots/models/belief-v1.npz): these rows, then this fit
         rows(a.out, 2000, "search:k=32", 1, 6, 2160, a.workers, 2)
         fit(a.out, a.model, 16, 8, 1, 1e-3)
     else:

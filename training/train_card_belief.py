@@ -2,7 +2,7 @@
 
 Question: search-v3's inference chain weighs a world by how many past decisions its model bot
 explains with the world's cards (a count per decision). Can a model that reads the record card by
-card (fastsheng._card_belief: a seat that let an opponent's card take the trick as last to play,
+card (fastsheng.bots._card_belief: a seat that let an opponent's card take the trick as last to play,
 a seat that led below a card, a seat that keeps ruffing...) say where the hidden cards lie better
 than uniform worlds do, and does a chain that weighs its worlds by it play better?
 
@@ -56,7 +56,7 @@ BATCH = 50
 
 def _rows_one(args):
     out, seed, batch, bot, every = args
-    from fastsheng._card_belief import NCF_, NPLACE_
+    from fastsheng.bots._card_belief import NCF_, NPLACE_
 
     from fastsheng.engine.game import Game
 
@@ -201,8 +201,8 @@ def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) ->
 
 
 def set_cards(model: str, lam: float) -> None:
-    """Set MODEL's weights into fastsheng._card_belief with weight `lam` in the chains."""
-    from fastsheng import _card_belief
+    """Set MODEL's weights into fastsheng.bots._card_belief with weight `lam` in the chains."""
+    from fastsheng.bots import _card_belief
 
     with np.load(model) as z:
         _card_belief._set(
@@ -236,15 +236,15 @@ def sharp(
     each chain (STEPS swaps apart after BURN: the race's 20 and 400 by default). CHAINS adds
     chains of that kind with other (infer, kitty, lam). Each chain's seed depends on the
     decision alone, so a setting's figure does not depend on which others run beside it."""
-    from fastsheng._card_belief import NPLACE_
+    from fastsheng.bots._card_belief import NPLACE_
 
     from fastsheng.engine.game import Game
-    from fastsheng.engine.registry import _load_belief
+    from fastsheng.bots.names import _load_belief
 
     _load_belief(1)
     if model:
         set_cards(model, 0)
-    from fastsheng import _card_belief, _infer
+    from fastsheng.bots import _card_belief, _infer
 
     # (name, infer, kitty, belief, lam, kinds: the past decisions read)
     settings = [("uniform worlds", 0, 0, 0, 0.0, 3), ("the chain of (c)", 10, 5, 1, 0.0, 3)]
@@ -351,7 +351,7 @@ def main(argv=None) -> None:
     elif a.what == "rows":
         rows(a.out, a.hands, a.bot, a.every, a.seed, a.workers)
     elif a.what == "reproduce":
-        # the shipped card-belief-v1 (fastsheng/models/card-belief-v1.npz): these rows, this fit
+        # the shipped card-belief-v1 (fastsheng/bots/models/card-belief-v1.npz): these rows, this fit
         rows(a.out, 2000, "search:k=128", 8, 2190, a.workers)
         fit(a.out, a.model, 32, 6, 1, 3e-3)
     elif a.what == "score":

@@ -5,7 +5,7 @@ expert-v4's play, and does a bot that plays them beat expert-v4?
 
 Method (docs/bots.md, "learned-v1"):
 1. `labels`: expert-v4 at all four seats plays `--hands` hands (random levels, `standard`); at
-   every lead and follow with more than one candidate the search (fastsheng._labels: its own
+   every lead and follow with more than one candidate the search (fastsheng.bots._labels: its own
    candidates and evaluation, k worlds) values every candidate; one Parquet file per batch of
    50 hands in OUT (the columns of fastsheng.engine.labels.LABEL_COLUMNS, docs/game.md "Labels").
    Batches are independent (a pure function of seed and batch), so a rerun with more hands only
@@ -18,7 +18,7 @@ Method (docs/bots.md, "learned-v1"):
    search's gain per decision of the model's choice (and of the oracle, the best candidate by the
    labels), the share of decisions where it deviates and how often the search agrees the
    deviation is better.
-   Writes MODEL (.npz of fastsheng._learned.MODEL_KEYS) and prints its SHA-256.
+   Writes MODEL (.npz of fastsheng.bots._learned.MODEL_KEYS) and prints its SHA-256.
 
 Run:
     python training/train_learned.py labels OUT [--hands 20000] [--k 16] [--seed 2026] [--workers 2]
@@ -159,7 +159,7 @@ def fit(
     lr: float,
     margin: float | None = None,
 ) -> None:
-    from fastsheng import _features
+    from fastsheng.bots import _features
 
     dec, x, y, part = _rows(out)
     # by hand: 1 in 5 held out (the figures), 1 in 5 to choose the margin, the rest to train
