@@ -33,8 +33,15 @@ __all__ = [
     "split_bots",
 ]
 
-# unversioned name -> the version it plays today
-ALIASES = {"basic": "basic-v1", "expert": "expert-v4"}
+# unversioned name -> the version it plays today; a frozen search name -> the search-v3 setting
+# it plays forever (search-v4: the strongest bot on the frontier, docs/bots.md "Four chains");
+# a frozen search name takes parameters as search-v3 does, over its own
+ALIASES = {
+    "basic": "basic-v1",
+    "expert": "expert-v4",
+    "search-v4": "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1,"
+    "chains=4",
+}
 
 # the row of each versioned bot in the C table of bots (ids in fastsheng/_bots.pxd, rows at the
 # end of _bots.pyx; docs/bots.md, "How to add a bot version"); `_chaos` leads random
@@ -193,13 +200,23 @@ def _search_family(key: str) -> str | None:
     return None
 
 
-# the names a user may give (unversioned first)
+# the names a user may give (unversioned first, frozen search names last)
 BOTS = (
     "random",
-    *ALIASES,
+    *(a for a in ALIASES if not a.startswith(SEARCH)),
     *(n for n in BOT_INDEX if n not in ("random",) and n[0] != "_"),
     *SEARCH_VERSIONS,
+    *(a for a in ALIASES if a.startswith(SEARCH)),
 )
+
+
+def _unalias(key: str) -> str:
+    """A lower-cased name with a frozen search name spelled out: ``search-v4:gate=5`` ->
+    ``search-v3:k=1024,...,chains=4,gate=5`` (its own parameters after, so they win)."""
+    head, colon, rest = key.partition(":")
+    if colon and _search_family(ALIASES.get(head, "")):
+        return f"{ALIASES[head]},{rest}"
+    return ALIASES.get(key, key)
 
 
 # a Python bot (fastsheng.engine.agents): "module.path:Attribute", or the built-in Python random bot
@@ -285,8 +302,8 @@ def resolve_bot(name: str) -> str:
     if is_python_bot(name):
         return name
     key = name.strip().lower() if isinstance(name, str) else name
-    if isinstance(key, str) and _search_family(key):
-        return _resolve_search(name, key)
+    if isinstance(key, str) and _search_family(_unalias(key)):
+        return _resolve_search(name, _unalias(key))
     key = ALIASES.get(key, key)
     if key not in BOT_INDEX:
         raise ValueError(
@@ -453,7 +470,7 @@ def split_bots(text: str) -> list[str]:
     out: list[str] = []
     for piece in text.split(","):
         part = piece.strip()
-        if out and "=" in part and ":" not in part and _search_family(out[-1].lower()):
+        if out and "=" in part and ":" not in part and _search_family(_unalias(out[-1].lower())):
             out[-1] += "," + part
         else:
             out.append(part)
