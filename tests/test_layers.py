@@ -6,13 +6,8 @@ module or inside a function (a lazy import is still a dependency)."""
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 from pathlib import Path
-
-import pytest
-
-from fastsheng._aliases import MOVED
 
 PKG = Path(__file__).resolve().parents[1] / "src" / "fastsheng"
 
@@ -152,20 +147,3 @@ def test_no_import_cycle():
 
 def _modules_is_pkg(mod: str) -> bool:
     return (PKG.parent / mod.replace(".", "/") / "__init__.py").exists()
-
-
-@pytest.mark.parametrize("old", sorted(MOVED))
-def test_old_import_paths_give_the_moved_module(old):
-    if old == "fastsheng.env":
-        pytest.importorskip("pettingzoo")
-    assert importlib.import_module(old) is importlib.import_module(MOVED[old])
-
-
-def test_old_module_attributes_of_the_package():
-    """``fs.bots.resolve_bot`` worked on the flat layout without importing fastsheng.bots."""
-    import fastsheng as fs
-
-    assert fs.bots.resolve_bot("expert").startswith("expert-v")
-    assert fs.hands is __import__("fastsheng.engine.hands").engine.hands
-    with pytest.raises(AttributeError, match="nosuch"):
-        fs.nosuch  # noqa: B018

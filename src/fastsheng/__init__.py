@@ -4,7 +4,6 @@ The flat public API. Rules are in docs/rules.md; the engine is a Cython core (``
 checked against a plain-Python reference (``fastsheng.reference``).
 """
 
-from fastsheng import _aliases
 from fastsheng._core import Context
 from fastsheng._core import level_outcome as _core_level_outcome
 from fastsheng._declare import can_declare
@@ -64,11 +63,3 @@ def sweep(*args, **kwargs):
     from fastsheng.studies.sweep import sweep as _sweep
 
     return _sweep(*args, **kwargs)
-
-
-_aliases.install()  # the flat layout's import paths (fastsheng.hands, ...) keep working
-
-
-def __getattr__(name: str):
-    """``fs.hands``, ``fs.bots``, ...: the flat layout's modules as attributes, as before."""
-    return _aliases.attribute(__name__, name)

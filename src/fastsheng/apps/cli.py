@@ -25,7 +25,7 @@ from fastsheng.sim import progress as _progress
 from fastsheng.sim.counts import UserError, parse_count
 from fastsheng.sim.limits import MAX_BATCH_SIZE, MAX_N
 
-# parse_count .. failures: the names the flat layout's fastsheng.cli gave, kept for its users
+# parse_count .. failures: the names the flat layout's fastsheng.cli gave, importable from here
 __all__ = [
     "app",
     "main",
