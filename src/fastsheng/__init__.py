@@ -8,6 +8,7 @@ from fastsheng._core import Context
 from fastsheng._core import level_outcome as _core_level_outcome
 from fastsheng._declare import can_declare
 from fastsheng._version import __version__
+from fastsheng.bots import list_bots
 from fastsheng.cards import format_cards, parse_cards
 from fastsheng.engine.agents import Bot, bot
 from fastsheng.engine.game import Action, Game
@@ -36,6 +37,7 @@ __all__ = [
     "format_trace",
     "get_rules",
     "level_outcome",
+    "list_bots",
     "list_presets",
     "load_rules",
     "Observation",
