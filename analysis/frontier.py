@@ -13,9 +13,10 @@ per hand, with the intervals as error bars.
 
 SCALE multiplies every bot's number of deals (default 1.0: about 10 minutes of CPU; 0.1 for a
 quick look). SEED defaults to 2030 (a seed the bots' labels and margins never saw). Every point
-is kept in ``docs/frontier.json`` with its scale and seed; naming BOTs (of ``DEALS``) measures
-only those and keeps the others' stored points, so a new bot joins the frontier without
-measuring the rest again (the table and the plot are made from all the points).
+is kept in ``docs/frontier.json`` with its scale and seed, and the same file in the package
+(``src/fastsheng/bots/frontier.json``, which ``fastsheng bots`` reads); naming BOTs (of
+``DEALS``) measures only those and keeps the others' stored points, so a new bot joins the
+frontier without measuring the rest again (the table and the plot are made from all the points).
 """
 
 from __future__ import annotations
@@ -60,8 +61,12 @@ SHORT = {
 # labels moved off their neighbour's (points offset, from the point)
 OFFSET = {FOUR_CHAINS: (6, -14)}
 BASELINE = "expert-v1"
-OUT = Path(__file__).resolve().parents[1] / "docs" / "frontier.png"
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "frontier.png"
 POINTS = OUT.with_suffix(".json")
+# the same points shipped with the package: fastsheng.list_bots() and `fastsheng bots` read them
+# (an install has no docs/); written with POINTS, the same bytes
+PACKAGED = ROOT / "src" / "fastsheng" / "bots" / "frontier.json"
 
 
 def measure(bot: str, deals: int, timed: int, seed: int, scale: float) -> dict:
@@ -147,11 +152,13 @@ def main(argv: list[str]) -> None:
             flush=True,
         )
     points = [kept[b] for b in DEALS if b in kept]
-    POINTS.write_text(json.dumps(points, indent=1) + "\n")
+    text = json.dumps(points, indent=1) + "\n"
+    POINTS.write_text(text)
+    PACKAGED.write_text(text)
     print()
     print(table(points))
     plot(points, OUT)
-    print(f"\nwrote {OUT} and {POINTS}")
+    print(f"\nwrote {OUT}, {POINTS} and {PACKAGED}")
 
 
 if __name__ == "__main__":

@@ -29,11 +29,13 @@ def hands_for(name: str) -> int:
 def lineups() -> list[str]:
     """Every frozen version (basic-v1, expert-v1, expert-v2, ...), then every other public bot,
     once per bot that plays differently (`expert` is one of the versions: skipped)."""
-    from fastsheng.bots.names import BOTS, resolve_bot
+    from fastsheng.bots.names import ALIASES, BOTS, resolve_bot
 
-    versions = [b for b in BOTS if "-v" in b]
+    # not a frozen search setting (search-v4, about 0.5 hands/s: 100 s here for a search's share)
+    public = [b for b in BOTS if not ALIASES.get(b, "").startswith("search")]
+    versions = [b for b in public if "-v" in b]
     out, seen = [], set()
-    for name in (*versions, *BOTS):
+    for name in (*versions, *public):
         resolved = resolve_bot(name)
         if resolved not in seen:
             seen.add(resolved)

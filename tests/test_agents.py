@@ -13,6 +13,7 @@ import pytest
 import fastsheng as fs
 from fastsheng.engine.agents import Bot, RandomBot, bot, load_bot
 from fastsheng.engine.hands import play_batch, simulate_hands, simulate_matches
+from fastsheng.bots.names import resolve_bot
 from fastsheng.errors import BotError
 
 HERE = Path(__file__).resolve().parent
@@ -30,7 +31,7 @@ def test_a_python_seat_playing_as_expert_reproduces_the_c_rows():
     m1 = simulate_matches("standard", py, seed=2, n=3, hands=True)
     m2 = simulate_matches("standard", "expert", seed=2, n=3, hands=True)
     assert m1["hands"].drop_columns(["bots"]).equals(m2["hands"].drop_columns(["bots"]))
-    expert = fs.bots.resolve_bot("expert")  # the version that played is recorded
+    expert = resolve_bot("expert")  # the version that played is recorded
     assert a["hands"].column("bots")[0].as_py() == f"{expert},userbots.simple:AsExpert," + (
         f"{expert},{expert}"
     )
@@ -68,7 +69,7 @@ def test_loading_bots_by_path():
     with pytest.raises(ValueError, match="has no 'Nope'"):
         load_bot("userbots.simple:Nope")
     with pytest.raises(ValueError, match="unknown bot"):
-        fs.bots.resolve_bot("nosuch")
+        resolve_bot("nosuch")
 
 
 def test_builtin_bot_as_python_bot_plays_legally():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fastsheng.engine.hands import BOTS, play_batch, simulate_hands
-from fastsheng.bots.names import resolve_bot
+from fastsheng.bots.names import ALIASES, resolve_bot
 from fastsheng.rules import list_presets
 
 N_PAIRED = 20_000
@@ -62,9 +62,14 @@ def test_stronger_bot_gains_levels(x, y):
 def test_every_bot_plays_legally_under_every_preset(preset):
     # check=True verifies every follow and trick winner with the core; an illegal play raises
     # every version, frozen ones included; every search with few worlds (its playouts are the
-    # others)
+    # others); not a frozen search setting (search-v4): a search-v3 name, whose reading of the
+    # play costs about 130 s a preset here even at k=2 (the search tests play its parts)
     versions = sorted(
-        {resolve_bot(f"{b}:k=2,cands=4" if b.startswith("search") else b) for b in BOTS}
+        {
+            resolve_bot(f"{b}:k=2,cands=4" if b.startswith("search") else b)
+            for b in BOTS
+            if not ALIASES.get(b, "").startswith("search")
+        }
     )
     lineups = [(v, "basic-v1", v, "expert") for v in versions]
     for bots in (

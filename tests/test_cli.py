@@ -553,7 +553,8 @@ def _env(**extra):
 
 FAKE_CLI = (
     "import sys, test_runner\n"
-    "from fastsheng import cli, runner\n"
+    "from fastsheng.apps import cli\n"
+    "from fastsheng.sim import runner\n"
     "runner.default_batch_fn = lambda: test_runner.fake_batch\n"
     "runner.known_bots = lambda: ('random', 'basic', 'expert')\n"
     "sys.exit(cli.main(sys.argv[1:]))\n"

@@ -159,7 +159,7 @@ def test_schema_markdown_lists_every_column():
 
 def test_docs_schema_section_is_current():
     """docs/sim.md's schema tables are generated from the engine's tables: regenerate them with
-    ``python -c "from fastsheng import dataset as d; print(d.schema_markdown(d.engine_schemas()))"``
+    ``python -c "import fastsheng.sim.dataset as d; print(d.schema_markdown(d.engine_schemas()))"``
     when a column changes."""
     pytest.importorskip("fastsheng.engine.hands")
     doc = Path(__file__).resolve().parents[1] / "docs" / "sim.md"

@@ -19,6 +19,7 @@ from fastsheng import reference
 from fastsheng.cards import RANKS, SUITS
 from fastsheng.engine.game import Action, Game
 from fastsheng.engine.hands import simulate_hands, trace_hand
+from fastsheng.bots.names import resolve_bot
 from fastsheng.rules import list_presets
 
 
@@ -37,7 +38,7 @@ def equivalence(preset: str, n: int, bot: str, **kw) -> None:
     for k, row in enumerate(rows):
         g = play_out(Game(preset, seed=41, hand_id=k, **kw), bot)
         assert strip(g.result()) == strip(row), (preset, k)
-        assert g.result()["bots"] == ",".join([fs.bots.resolve_bot(bot)] * 4)
+        assert g.result()["bots"] == ",".join([resolve_bot(bot)] * 4)
 
 
 @pytest.mark.parametrize("preset", list_presets())

@@ -31,6 +31,7 @@ def test_bots_tuple():
         "search",
         "search-v2",
         "search-v3",
+        "search-v4",
     )
 
 

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from fastsheng._aliases import MOVED
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PKG = SRC / "fastsheng"
@@ -403,20 +402,3 @@ def test_a_low_entry_cimporting_a_higher_one_is_caught(tmp_path):
 
 
 # -- the old import paths ---------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("old", sorted(MOVED))
-def test_old_import_paths_give_the_moved_module(old):
-    if old == "fastsheng.env":
-        pytest.importorskip("pettingzoo")
-    assert importlib.import_module(old) is importlib.import_module(MOVED[old])
-
-
-def test_old_module_attributes_of_the_package():
-    """``fs.bots.resolve_bot`` worked on the flat layout without importing fastsheng.bots."""
-    import fastsheng as fs
-
-    assert fs.bots.resolve_bot("expert").startswith("expert-v")
-    assert fs.hands is __import__("fastsheng.engine.hands").engine.hands
-    with pytest.raises(AttributeError, match="nosuch"):
-        fs.nosuch  # noqa: B018

@@ -4,11 +4,11 @@ The flat public API. Rules are in docs/rules.md; the engine is a Cython core (``
 checked against a plain-Python reference (``fastsheng.reference``).
 """
 
-from fastsheng import _aliases
 from fastsheng._core import Context
 from fastsheng._core import level_outcome as _core_level_outcome
 from fastsheng._declare import can_declare
 from fastsheng._version import __version__
+from fastsheng.bots import list_bots
 from fastsheng.cards import format_cards, parse_cards
 from fastsheng.engine.agents import Bot, bot
 from fastsheng.engine.game import Action, Game
@@ -37,6 +37,7 @@ __all__ = [
     "format_trace",
     "get_rules",
     "level_outcome",
+    "list_bots",
     "list_presets",
     "load_rules",
     "Observation",
@@ -64,11 +65,3 @@ def sweep(*args, **kwargs):
     from fastsheng.studies.sweep import sweep as _sweep
 
     return _sweep(*args, **kwargs)
-
-
-_aliases.install()  # the flat layout's import paths (fastsheng.hands, ...) keep working
-
-
-def __getattr__(name: str):
-    """``fs.hands``, ``fs.bots``, ...: the flat layout's modules as attributes, as before."""
-    return _aliases.attribute(__name__, name)

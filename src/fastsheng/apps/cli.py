@@ -17,7 +17,13 @@ from typing import Annotated
 
 import typer
 
-from fastsheng.apps import replay_command, rules_command, sim_command, study_commands
+from fastsheng.apps import (
+    bots_command,
+    replay_command,
+    rules_command,
+    sim_command,
+    study_commands,
+)
 from fastsheng.apps.args import check_workers, parse_batch_size
 from fastsheng.apps.failures import EXIT_INTERRUPTED, EXITS, explain, failures
 from fastsheng.apps.sim_command import default_out, short_count, summary_text
@@ -25,7 +31,7 @@ from fastsheng.sim import progress as _progress
 from fastsheng.sim.counts import UserError, parse_count
 from fastsheng.sim.limits import MAX_BATCH_SIZE, MAX_N
 
-# parse_count .. failures: the names the flat layout's fastsheng.cli gave, kept for its users
+# parse_count .. failures: the names the flat layout's fastsheng.cli gave, importable from here
 __all__ = [
     "app",
     "main",
@@ -211,6 +217,21 @@ def rules_show(
 ) -> None:
     """Every switch of a preset or rules file, its value and the passage it comes from."""
     typer.echo(rules_command.rules_text(spec))
+
+
+# --------------------------------------------------------------------------------------------
+# bots
+
+BotsMarkdown = Annotated[
+    bool,
+    typer.Option("--markdown", metavar=FLAG, help="Print the table in Markdown (the README's)."),
+]
+
+
+@app.command("bots")
+def bots_cmd(markdown: BotsMarkdown = False) -> None:
+    """The bots: what each is for, its strength and hands/s (measured), how it plays."""
+    bots_command.print_menu(markdown=markdown)
 
 
 # --------------------------------------------------------------------------------------------

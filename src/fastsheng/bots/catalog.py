@@ -58,8 +58,12 @@ CARD_MODELS = {
     ),
 }
 
-# short names -> the versioned (or fully spelled) name they play as today
+# short names -> the versioned name they play as today; a frozen search name -> the search-v3
+# setting it plays forever (search-v4: the strongest bot on the frontier, docs/bots.md); a frozen
+# search name takes parameters as search-v3 does, over its own
 ALIASES = {
     "basic": "basic-v1",
     "expert": "expert-v4",
+    "search-v4": "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1,"
+    "chains=4",
 }

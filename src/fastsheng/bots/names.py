@@ -39,12 +39,13 @@ __all__ = [
     "split_bots",
 ]
 
-# the names a user may give (short names first)
+# the names a user may give (short names first, frozen search names last)
 BOTS = (
     "random",
-    *ALIASES,
+    *(a for a in ALIASES if not search_family(a)),
     *(n for n in BOT_INDEX if n != "random" and n[0] != "_"),
     *SPEC_FAMILIES,
+    *(a for a in ALIASES if search_family(a)),
 )
 
 

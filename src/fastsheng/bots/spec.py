@@ -461,8 +461,21 @@ SPEC_FAMILIES: dict[str, type[_Search]] = {
 }
 
 
+def unalias(key: str) -> str:
+    """A name with its short name spelled out: ``expert`` -> ``expert-v4``, and a frozen search
+    name with its own parameters after (so they win): ``search-v4:gate=5`` ->
+    ``search-v3:k=1024,...,chains=4,gate=5``."""
+    head, colon, rest = key.partition(":")
+    target = ALIASES.get(head.lower())
+    if colon and target and ":" in target:
+        return f"{target},{rest}"
+    return ALIASES.get(key.lower(), key)
+
+
 def search_family(key: str) -> str | None:
-    """The search family a (lower-cased) name belongs to: ``search``, ``search-v2``, ... or None."""
+    """The search family a (lower-cased) name belongs to: ``search``, ``search-v2``, ... or None
+    (short names spelled out first)."""
+    key = unalias(key)
     for fam in SPEC_FAMILIES:
         if key == fam or key.startswith(fam + ":"):
             return fam
@@ -475,8 +488,7 @@ def bot_spec(name: str) -> BotSpec:
     ValueError naming the field and its bounds, or the unknown bot."""
     if not isinstance(name, str):
         raise ValueError(f"a bot name is a string, not {name!r}")
-    text = name.strip()
-    key = ALIASES.get(text.lower(), text)
+    key = unalias(name.strip())
     fam = search_family(key.lower())
     if fam is None:
         key = key.lower()

@@ -56,7 +56,7 @@ from fastsheng.cards import (
 from fastsheng.errors import IllegalPlay
 from fastsheng.reference.declare import show_action, standing_call
 from fastsheng.reference.levels import advance, cap_winner, hand_levels, match_won, next_dealer
-from fastsheng.reference.play import Context
+from fastsheng.reference.tricks import Context
 
 __all__ = [
     "MAX_REDEALS",
@@ -206,8 +206,8 @@ class Trick:
 
 @dataclass(frozen=True)
 class HandResult:
-    """The outcome of a hand, one field per column of ``fastsheng.hands.HAND_COLUMNS`` that the
-    rules decide (same names, same values: "NT" for no trump, None for no seat)."""
+    """The outcome of a hand, one field per column of ``fastsheng.engine.hands.HAND_COLUMNS``
+    that the rules decide (same names, same values: "NT" for no trump, None for no seat)."""
 
     level: str
     dealer: int
