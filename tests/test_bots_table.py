@@ -1,4 +1,4 @@
-"""The C bots are a table (fastsheng/_bots.pyx): one row per bot index of
+"""The C bots are a table (fastsheng/bots/_heuristic.pyx): one row per bot index of
 fastsheng.bots.names, four decision functions and the plan they read. A row left unset would
 crash the game loop (a call through a null pointer), and two names with the same row would be one
 bot under two names."""
@@ -33,18 +33,29 @@ def test_the_expert_versions_share_their_decisions_and_differ_by_plan():
     assert len(plans) == len(EXPERTS)
 
 
-def test_an_id_outside_the_table_plays_basic():
-    """A bot id past the table (or negative) plays basic-v1, as the if-chains the table replaced
-    did, instead of reading past the table's end."""
-    from fastsheng.engine.game import Game
+def test_a_row_outside_the_table_is_refused():
+    """A line-up's seat names a row of the table of bots; one past the table (or negative) is
+    refused when the line-up is made, before the C loop could read past the table's end."""
+    import pytest
 
-    basic = BOT_INDEX["basic-v1"]
-    g = Game("standard", seed=5, hand_id=1, level="random")
-    decisions = 0
-    while g.phase != "done":
-        for stray in (len(BOT_INDEX), 1 << 20, -1):
-            ours, theirs = g._core.copy(), g._core.copy()
-            assert ours.bot_decision(stray) == theirs.bot_decision(basic), (g.phase, stray)
-        g.apply(g.bot_action("basic-v1"))
-        decisions += 1
-    assert decisions > 100
+    from fastsheng.bots._lineup import Lineup
+    from fastsheng.bots.spec import HeuristicSpec
+
+    fields = HeuristicSpec("basic-v1").core_fields()
+    for stray in (len(BOT_INDEX), 1 << 20, -1):
+        with pytest.raises(ValueError, match=f"no row {stray}"):
+            Lineup([(stray, fields)] + [(BOT_INDEX["basic-v1"], fields)] * 3)
+
+
+def test_the_learned_row_gets_its_model_only_in_a_line_up_that_plays_it():
+    """The heuristic table never changes: learned-v1's row there is expert-v4's decisions; a
+    line-up that plays learned-v1 gives its own copy of the row the learned decisions."""
+    from fastsheng.bots.lineup import make_lineup
+    from fastsheng.bots.spec import bot_spec
+
+    before = _heuristic.table_rows()
+    make_lineup([bot_spec("learned-v1")] * 4)
+    after = _heuristic.table_rows()
+    assert before == after
+    learned, expert = after[BOT_INDEX["learned-v1"]], after[BOT_INDEX["expert-v4"]]
+    assert all(learned[d] == expert[d] for d in DECISIONS)

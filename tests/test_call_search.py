@@ -13,6 +13,7 @@ import pytest
 from fastsheng.bots import _bury_search, _call_search, _search
 from fastsheng.apps import cli
 from fastsheng.bots import names as B
+from fastsheng.bots.lineup import make_lineup
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import decode_traces, play_batch, simulate_hands
 from fastsheng.studies import stats
@@ -32,12 +33,11 @@ def test_names_resolve_and_published_names_do_not_change():
     # a resolved name resolves to itself (run.json's names replay and resume)
     for name in ("search-v3:call=1", "search-v3:bury=1,call=1", "search-v3"):
         assert B.resolve_bot(B.resolve_bot(name)) == B.resolve_bot(name)
-    # the flag is the sign bit; every other bit is call=0's
-    _, k, on = B.bot_spec(B.resolve_bot("search-v3:k=5,cands=3,top=7,call=1"))
-    _, _, off = B.bot_spec(B.resolve_bot("search-v3:k=5,cands=3,top=7"))
-    assert k == 5 and on < 0 <= off and on & 0x7FFFFFFF == off and on == off | B.CALL_FLAG
-    assert -(2**31) <= on < 2**31  # a C int
-    assert (on >> _search.V2_SHIFT_) & 15 == 2  # the version still reads as search-v3's
+    # call=1 gives the C seat the searched calls; every other setting is call=0's
+    on = make_lineup([B.bot_spec("search-v3:k=5,cands=3,top=7,call=1")] * 4).seat(0)
+    off = make_lineup([B.bot_spec("search-v3:k=5,cands=3,top=7")] * 4).seat(0)
+    assert on["call"] and not off["call"] and on["play"] and off["play"]
+    assert {**on["search"], "call": 0} == off["search"]
 
 
 @pytest.mark.parametrize(
@@ -101,13 +101,10 @@ def test_every_call_legal_and_reproducible(preset):
 
 def test_it_searches_and_call0_calls_as_the_base():
     base = call_events("standard", "expert-v3", 3, 60)
-    old = _bury_search._bury_tune(play=0)  # the calls alone differ
-    try:
-        searched = call_events("standard", ("search-v3:k=16,call=1", "expert-v3") * 2, 3, 60)
-        counts = _call_search._call_counts(reset=True)
-        plain = call_events("standard", ("search-v3:k=16,call=0", "expert-v3") * 2, 3, 60)
-    finally:
-        _bury_search._bury_tune(**old)
+    # play=0: the calls alone differ (the research setting)
+    searched = call_events("standard", ("search-v3:k=16,call=1,play=0", "expert-v3") * 2, 3, 60)
+    counts = _call_search._call_counts(reset=True)
+    plain = call_events("standard", ("search-v3:k=16,call=0", "expert-v3") * 2, 3, 60)
     assert searched != base and plain == base
     assert counts["searched"] > 0 and counts["changed"] > 0
 
@@ -165,13 +162,9 @@ def test_searched_calls_win_on_expert_play():
     """On expert play (the play search off) the searched calls beat the base bot's own: the
     interval above zero (docs/bots.md, *search-v3: the calls*; about N s)."""
     # the first 6,000 deals of the confirming run (analysis/call_search.py expert-v3 20000 2075 64)
-    x, y, n, seed = "search-v3:call=1", "expert-v3", 6000, 2075
-    old = _bury_search._bury_tune(play=0)
-    try:
-        a = simulate_hands("standard", (x, y, x, y), seed, n, level="random").to_pandas()
-        b = simulate_hands("standard", (y, x, y, x), seed, n, level="random").to_pandas()
-    finally:
-        _bury_search._bury_tune(**old)
+    x, y, n, seed = B.resolve_bot("search-v3:call=1,play=0"), "expert-v3", 6000, 2075
+    a = simulate_hands("standard", (x, y, x, y), seed, n, level="random").to_pandas()
+    b = simulate_hands("standard", (y, x, y, x), seed, n, level="random").to_pandas()
     net = stats.mean_t(pair_outcome(x, y, a, b).net)
     assert net.lo > 0, net
 

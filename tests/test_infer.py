@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from botcheck import play_digest, same_decisions_in_worlds
 
-from fastsheng.bots import _card_belief, _guided_search, _infer
+from fastsheng.bots import _guided_search, _infer
+from fastsheng.bots.lineup import lineup_for
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import simulate_hands
 from fastsheng.bots.names import BOT_INDEX, bot_spec, resolve_bot
@@ -68,16 +69,16 @@ def test_a_learned_model_is_asked_in_the_replayed_game():
     # its own play it explains better than expert-v4, its base, does, and far better than the
     # cards of a uniform consistent world do (a replay that asked it out of its game would not;
     # its candidates' draws come from the replay's own stream, so a few misfits remain)
-    bot_spec("learned-v1")
+    lu = lineup_for("learned-v1")  # its table of bots: the learned row with its model
     learned, expert4 = BOT_INDEX["learned-v1"], BOT_INDEX["expert-v4"]
     rng = random.Random(3)
     own, base, world = [], [], []
     for hand_id in range(3):
         for g in play_decisions("standard", 47, hand_id, "learned-v1"):
             seat = g.to_act
-            own.append(g._core.misfits(seat, learned))
-            base.append(g._core.misfits(seat, expert4))
-            world.append(g.sample_world(seat, rng)._core.misfits(seat, learned))
+            own.append(g._core.misfits(seat, learned, lu))
+            base.append(g._core.misfits(seat, expert4, lu))
+            world.append(g.sample_world(seat, rng)._core.misfits(seat, learned, lu))
     assert min(own) >= 0 and len(own) > 100
     assert sum(own) < 0.8 * sum(base) and sum(own) < 0.3 * sum(world)
 
@@ -89,29 +90,23 @@ def test_a_learned_base_reads_the_play():
     assert t.num_rows == 2
 
 
-def test_the_screening_knobs_of_the_replay():
-    # leads and follows counted apart add up; the learned judgement forgives some misfits;
-    # every knob is restored
-    bot_spec("learned-v1")
-    was = _infer._tune()
+def test_the_research_settings_of_the_replay():
+    # leads and follows counted apart (kinds) add up; the learned judgement (soft) forgives
+    # some misfits; each is a setting of the reading seat's spec, read by that seat alone
+    leads_only, follows_only = lineup_for("search-v3:kinds=1"), lineup_for("search-v3:kinds=2")
+    judged = lineup_for("search-v3:soft=0.1")
     seen = forgiven = 0
-    try:
-        for g in play_decisions("standard", 45, 0, "search-v3:k=8"):
-            seat = g.to_act
-            both = g._core.misfits(seat, EXPERT3)
-            _infer._tune(kinds=1)
-            leads = g._core.misfits(seat, EXPERT3)
-            _infer._tune(kinds=2)
-            follows = g._core.misfits(seat, EXPERT3)
-            _infer._tune(kinds=3)
-            assert leads + follows == both
-            soft = g._core.misfits(seat, EXPERT3, 0.1)
-            assert 0 <= soft <= both
-            forgiven += soft < both
-            seen += both > 0
-    finally:
-        _infer._tune(**was)
-    assert _infer._tune() == was
+    for g in play_decisions("standard", 45, 0, "search-v3:k=8"):
+        seat = g.to_act
+        both = g._core.misfits(seat, EXPERT3)
+        assert g._core.misfits(seat, EXPERT3, lineup_for("search-v3")) == both
+        leads = g._core.misfits(seat, EXPERT3, leads_only)
+        follows = g._core.misfits(seat, EXPERT3, follows_only)
+        assert leads + follows == both
+        soft = g._core.misfits(seat, EXPERT3, judged)
+        assert 0 <= soft <= both
+        forgiven += soft < both
+        seen += both > 0
     assert seen > 10 and forgiven > 0
 
 
@@ -144,56 +139,51 @@ def test_the_belief_rows_are_one_per_past_decision_of_another_seat():
     assert seen > 10 and len(actors) > 40
 
 
-def test_the_learned_belief_weighs_the_decisions():
+def test_the_learned_belief_weighs_the_decisions(tmp_path):
     # a belief that sees only the misfit column (logit -2 per misfit) counts as 2 misfits each
     # within its range; cleared, the plain count is back; a model of the wrong shape is refused
     n = _infer.NB_IN_
-    w1 = [[0.0] * n for _ in range(2)]
+    w1 = np.zeros((2, n), np.float32)
     w1[0][n - 1] = 1.0
-    was = _infer._tune()
-    try:
-        _infer._set_belief([0.0] * n, [1.0] * n, w1, [0.0, 0.0], [-2.0, 0.0], 0.0, 0.0, -8.0)
-        _infer._tune(belief=1)
-        checked = 0
-        for g in play_decisions("standard", 45, 0, "search-v3:k=8"):
-            seat = g.to_act
-            _infer._tune(belief=0)
-            plain = g._core.misfits(seat, EXPERT3)
-            _infer._tune(belief=1)
-            assert g._core.misfits(seat, EXPERT3) == 2 * plain
-            checked += plain > 0
-        assert checked > 10
-        # the model of deviations (belief 2): at even odds every past decision of another seat
-        # costs log 2 (69 hundredths), whatever was played
-        _infer._set_belief([0.0] * n, [1.0] * n, w1, [0.0, 0.0], [0.0, 0.0], 0.0, 8.0, 0.0)
-        _infer._tune(belief=2)
-        for g in play_decisions("standard", 45, 0, "search-v3:k=8"):
-            seat = g.to_act
-            assert g._core.misfits(seat, EXPERT3) == 69 * len(rows_of(g, seat)) // 100
-        with pytest.raises(ValueError, match="inputs"):
-            _infer._set_belief([0.0] * (n - 1), [1.0] * n, w1, [0.0, 0.0], [0.0, 0.0], 0.0)
-    finally:
-        _infer._set_belief(None, None, None, None, None, None)
-        _infer._tune(**was)
-    assert _infer._tune() == was
+
+    def belief(tmp, kind, w2, hi, lo, inputs=n):
+        path = tmp / f"belief-{kind}-{inputs}.npz"
+        np.savez(path, mu=np.zeros(inputs), sd=np.ones(inputs), w1=w1[:, :inputs],
+                 b1=np.zeros(2), w2=np.array(w2), b2=np.float32(0), hi=np.float32(hi),
+                 lo=np.float32(lo), kind=np.int8(kind))
+        return lineup_for(f"search-v3:belief_kind={kind},belief_path={path}")
+
+    one = belief(tmp_path, 1, [-2.0, 0.0], 0.0, -8.0)
+    checked = 0
+    for g in play_decisions("standard", 45, 0, "search-v3:k=8"):
+        seat = g.to_act
+        plain = g._core.misfits(seat, EXPERT3)
+        assert g._core.misfits(seat, EXPERT3, one) == 2 * plain
+        checked += plain > 0
+    assert checked > 10
+    # the model of deviations (belief 2): at even odds every past decision of another seat
+    # costs log 2 (69 hundredths), whatever was played
+    two = belief(tmp_path, 2, [0.0, 0.0], 8.0, 0.0)
+    for g in play_decisions("standard", 45, 0, "search-v3:k=8"):
+        seat = g.to_act
+        assert g._core.misfits(seat, EXPERT3, two) == 69 * len(rows_of(g, seat)) // 100
+    with pytest.raises(ValueError, match="inputs"):
+        belief(tmp_path, 2, [0.0, 0.0], 8.0, 0.0, inputs=n - 1)
 
 
 @pytest.mark.parametrize("preset", ["standard", "super"])
 def test_the_real_deal_explains_its_own_bots_burial(preset):
     # reading the burial (kitty=): the kitty expert-v3 buried is the one it buries again from
     # the burier's cards of the real deal; a uniform world's kitty mostly is not
-    was = _infer._tune(kinds=0)
+    burial = lineup_for("search-v3:infer=10,kitty=1,kinds=0")  # the burial read alone
     rng = random.Random(2)
     real, world = [], []
-    try:
-        for hand_id in range(4):
-            for g in play_decisions(preset, 49, hand_id):
-                for seat in range(4):
-                    real.append(g._core.misfits(seat, EXPERT3, kitty=1))
-                w = g.sample_world(g.to_act, rng)
-                world.append(w._core.misfits(g.to_act, EXPERT3, kitty=1))
-    finally:
-        _infer._tune(**was)
+    for hand_id in range(4):
+        for g in play_decisions(preset, 49, hand_id):
+            for seat in range(4):
+                real.append(g._core.misfits(seat, EXPERT3, burial))
+            w = g.sample_world(g.to_act, rng)
+            world.append(w._core.misfits(g.to_act, EXPERT3, burial))
     assert len(real) > 400 and set(real) == {0}
     assert sum(world) > len(world)
 
@@ -201,8 +191,8 @@ def test_the_real_deal_explains_its_own_bots_burial(preset):
 def test_kitty_names_and_play():
     name = resolve_bot("search-v3:infer=6,kitty=8")
     assert name.endswith(",infer=6,kitty=8")
-    _, k, _ = bot_spec(name)
-    assert k & 0xFFFF == 64 and (k >> 16) & 127 == 6 and k >> 23 == 8
+    spec = bot_spec(name)
+    assert (spec.k, spec.infer, spec.kitty) == (64, 6, 8)
     assert "kitty" not in resolve_bot("search-v3:infer=6")
     for bad in ("search-v3:kitty=2", "search-v3:infer=6,kitty=16"):
         with pytest.raises(ValueError, match="kitty"):
@@ -211,39 +201,29 @@ def test_kitty_names_and_play():
 
 
 def test_the_oracle_knob_changes_only_its_seats():
-    # analysis only (the worth of knowing the cards): seats of k = ORACLE play on the real deal
-    bots = ("search-v3:k=9", "search-v3:k=8")
-    plain = simulate_hands("standard", bots, 13, 3, level="random").to_pandas()
-    was = _guided_search._tune(oracle=9)
-    try:
-        cheat = simulate_hands("standard", bots, 13, 3, level="random").to_pandas()
-        other = simulate_hands(
-            "standard", ("search-v3:k=10", "search-v3:k=8"), 13, 3, level="random"
-        ).to_pandas()
-    finally:
-        _guided_search._tune(**was)
+    # analysis only (the worth of knowing the cards): a seat with oracle=1 races on the real
+    # deal; the other seats of the line-up play as they do without it
+    def hands(bots):
+        t = simulate_hands("standard", bots, 13, 3, level="random", tricks=True)["tricks"]
+        return t.drop_columns(["bots"]).to_pandas() if "bots" in t.column_names else t.to_pandas()
+
+    plain = hands(("search-v3:k=9", "search-v3:k=8"))
+    cheat = hands(("search-v3:k=9,oracle=1", "search-v3:k=8"))
     assert not plain.equals(cheat)
-    again = simulate_hands(
-        "standard", ("search-v3:k=10", "search-v3:k=8"), 13, 3, level="random"
-    ).to_pandas()
-    assert other.equals(again)
-    assert simulate_hands("standard", bots, 13, 3, level="random").to_pandas().equals(plain)
+    assert hands(("search-v3:k=9", "search-v3:k=8")).equals(plain)
 
 
 def test_the_chains_knob_draws_a_race_s_worlds_from_several_chains():
-    # screening (docs/bots.md, "Learned beliefs"): chains=3 opens three inference chains per
-    # race and takes the worlds from them in turn; one chain is the published default, and the
-    # play is the same again once the knob is restored
+    # chains=3 opens three inference chains per race and takes the worlds from them in turn;
+    # one chain is the published default, and a run of chains=3 leaves it playing as before
     bots = ("search-v3:k=16,cands=4,infer=46", "expert") * 2
     plain = simulate_hands("standard", bots, 17, 3, level="random").to_pandas()
     _guided_search._infer_counts(reset=True)
-    was = _guided_search._tune(chains=3)
-    try:
-        three = simulate_hands("standard", bots, 17, 3, level="random").to_pandas()
-        c = _guided_search._infer_counts(reset=True)
-    finally:
-        _guided_search._tune(**was)
-    assert was["chains"] == 1 and _guided_search._tune()["chains"] == 1
+    three = simulate_hands(
+        "standard", ("search-v3:k=16,cands=4,infer=46,chains=3", "expert") * 2, 17, 3,
+        level="random",
+    ).to_pandas()
+    c = _guided_search._infer_counts(reset=True)
     assert c["chains"] >= 3 and c["chains"] % 3 == 0
     assert len(three) == len(plain)
     assert simulate_hands("standard", bots, 17, 3, level="random").to_pandas().equals(plain)
@@ -254,8 +234,7 @@ def test_infer_names():
     assert "infer" not in resolve_bot("search-v3")
     name = resolve_bot("search-v3:infer=35")
     assert name.endswith(",infer=35")
-    _, k, _ = bot_spec(name)
-    assert k & 0xFFFF == 64 and k >> 16 == 35
+    assert (bot_spec(name).k, bot_spec(name).infer) == (64, 35)
     for bad in ("search-v3:infer=128", "search-v3:infer=-1", "search-v3:infer=x"):
         with pytest.raises(ValueError, match="infer"):
             resolve_bot(bad)
@@ -266,8 +245,9 @@ def test_belief_names():
     assert "belief" not in resolve_bot("search-v3:infer=10")
     name = resolve_bot("search-v3:infer=10,kitty=5,belief=1")
     assert name.endswith(",infer=10,kitty=5,belief=1")
-    _, k, _ = bot_spec(name)
-    assert k & 0xFFFF == 64 and (k >> 16) & 127 == 10 and (k >> 23) & 15 == 5 and k >> 27 == 1
+    spec = bot_spec(name)
+    assert (spec.k, spec.infer, spec.kitty, spec.belief) == (64, 10, 5, 1)
+    assert spec.core_fields()["belief"] == 2  # the shipped belief is a model of deviations
     for bad, what in (("search-v3:belief=1", "set infer"), ("search-v3:infer=5,belief=2", "0..1")):
         with pytest.raises(ValueError, match=what):
             resolve_bot(bad)
@@ -278,41 +258,37 @@ def test_cards_names():
     assert "cards" not in resolve_bot("search-v3:infer=10,kitty=5,belief=1")
     name = resolve_bot("search-v3:infer=10,kitty=5,belief=1,cards=1")
     assert name.endswith(",infer=10,kitty=5,belief=1,cards=1")
-    _, k, _ = bot_spec(name)
-    assert (k >> 16) & 127 == 10 and (k >> 27) & 1 == 1 and k >> 28 == 1
+    spec = bot_spec(name)
+    assert (spec.infer, spec.belief, spec.cards) == (10, 1, 1)
+    assert spec.core_fields()["lam"] == 0.5  # the shipped per-card model's power
     for bad, what in (("search-v3:cards=1", "set infer"), ("search-v3:infer=5,cards=2", "0..1")):
         with pytest.raises(ValueError, match=what):
             resolve_bot(bad)
 
 
 def test_gate_names():
-    # the race's gate in tenths of a standard error: spelled out only when not the published
-    # 10, rides in bits 13-15 of the worlds word (0 there: 10), below infer and above k <= 4096
+    # the race's gate in tenths of a standard error: spelled out only when not the published 10
     assert "gate" not in resolve_bot("search-v3:infer=10,gate=10")
     name = resolve_bot("search-v3:k=4096,infer=10,kitty=5,belief=1,cards=1,gate=5")
     assert name.endswith(",infer=10,kitty=5,belief=1,cards=1,gate=5")
-    _, k, _ = bot_spec(name)
-    assert k & 0x1FFF == 4096 and (k >> 13) & 7 == 5 and (k >> 16) & 127 == 10
-    assert bot_spec(resolve_bot("search-v3:infer=10"))[1] >> 13 & 7 == 0
-    for bad in ("0", "8", "9", "11", "x", "0.5"):
-        with pytest.raises(ValueError, match="gate must be 1..7 or 10"):
+    assert (bot_spec(name).k, bot_spec(name).gate) == (4096, 5)
+    assert bot_spec(resolve_bot("search-v3:infer=10")).gate == 10
+    for bad in ("0", "11", "x", "0.5"):
+        with pytest.raises(ValueError, match="gate must be an integer in 1..10"):
             resolve_bot(f"search-v3:gate={bad}")
 
 
-@pytest.mark.parametrize("knob, suffix", [(dict(z=0.5), ",gate=5"), (dict(chains=4), ",chains=4")])
-def test_a_name_parameter_plays_as_its_screening_knob(knob, suffix):
-    """gate=5 plays the hands the screening knob z=0.5 played with the same name (docs/bots.md,
-    "The race's gate"), chains=4 those of the knob chains=4 ("Four chains"); each other hands
-    than the published name."""
+def test_the_gate_plays_as_the_research_setting_z():
+    """gate=5 plays the hands the research setting z=0.5 plays with the same name (the gate in
+    tenths of a standard error is z, docs/research/reading-the-play.md); both other hands than
+    the published name."""
     name = "search-v3:k=8,cands=4,infer=10,kitty=5,belief=1,cards=1"
-    lineup = (name, "expert", name, "basic")
-    was = _guided_search._tune(**knob)
-    try:
-        by_knob = digest("standard", lineup)
-    finally:
-        _guided_search._tune(**was)
-    named = digest("standard", (name + suffix, "expert", name + suffix, "basic"))
-    assert named == by_knob != digest("standard", lineup)
+
+    def lineup(suffix):
+        return (name + suffix, "expert", name + suffix, "basic")
+
+    assert digest("standard", lineup(",gate=5")) == digest("standard", lineup(",z=0.5"))
+    assert digest("standard", lineup(",gate=5")) != digest("standard", lineup(""))
 
 
 def test_chains_names():
@@ -321,20 +297,35 @@ def test_chains_names():
     assert "chains" not in resolve_bot("search-v3:infer=10,chains=1")
     name = resolve_bot("search-v3:k=4096,infer=10,kitty=5,belief=1,cards=1,gate=5,chains=4")
     assert name.endswith(",cards=1,gate=5,chains=4")
-    _, k, _ = bot_spec(name)
-    assert k & 0x1FFF == 4096 and (k >> 13) & 7 == 5 and (k >> 28) & 3 == 1 and k >> 30 == 1
-    assert bot_spec(resolve_bot("search-v3:infer=10,cards=1"))[1] >> 30 == 0
-    for bad in ("0", "2", "3", "8", "x"):
-        with pytest.raises(ValueError, match="chains must be 1 or 4"):
+    spec = bot_spec(name)
+    assert (spec.k, spec.gate, spec.cards, spec.chains) == (4096, 5, 1, 4)
+    assert bot_spec(resolve_bot("search-v3:infer=10,cards=1")).chains == 1
+    for bad in ("0", "17", "x"):
+        with pytest.raises(ValueError, match="chains must be an integer in 1..16"):
             resolve_bot(f"search-v3:infer=10,chains={bad}")
     with pytest.raises(ValueError, match="set infer"):
         resolve_bot("search-v3:chains=4")
 
 
-def test_a_shipped_card_belief_is_checked():
-    path = Path(_infer.__file__).parent / "models" / "card-belief-v1.npz"
-    with pytest.raises(ValueError, match="SHA-256"):
-        _card_belief.load(1, str(path), "0", 0.5)
+def tampered(tmp_path, monkeypatch, file: str) -> None:
+    """The package's models folder replaced by one where `file` is changed by a byte."""
+    from fastsheng.bots import lineup
+
+    for f in (Path(_infer.__file__).parent / "models").iterdir():
+        (tmp_path / f.name).write_bytes(f.read_bytes() + (b"\0" if f.name == file else b""))
+    monkeypatch.setattr(lineup, "_package_file", lambda name: str(tmp_path / name))
+    lineup._shipped.cache_clear()
+
+
+def test_a_shipped_card_belief_is_checked(tmp_path, monkeypatch):
+    from fastsheng.bots import lineup
+
+    tampered(tmp_path, monkeypatch, "card-belief-v1.npz")
+    try:
+        with pytest.raises(ValueError, match="card belief .*SHA-256"):
+            lineup.make_lineup([bot_spec("search-v3:infer=10,cards=1")] * 4)
+    finally:
+        lineup._shipped.cache_clear()
 
 
 def test_cards_plays_legal_reproducible_and_otherwise():
@@ -343,9 +334,15 @@ def test_cards_plays_legal_reproducible_and_otherwise():
     )
 
 
-def test_a_shipped_belief_is_checked():
-    with pytest.raises(ValueError, match="SHA-256"):
-        _infer.load_belief(str(Path(_infer.__file__).parent / "models" / "belief-v1.npz"), "0")
+def test_a_shipped_belief_is_checked(tmp_path, monkeypatch):
+    from fastsheng.bots import lineup
+
+    tampered(tmp_path, monkeypatch, "belief-v1.npz")
+    try:
+        with pytest.raises(ValueError, match="belief .*SHA-256"):
+            lineup.make_lineup([bot_spec("search-v3:infer=10,belief=1")] * 4)
+    finally:
+        lineup._shipped.cache_clear()
 
 
 def test_belief_plays_legal_reproducible_and_otherwise():

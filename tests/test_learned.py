@@ -12,6 +12,7 @@ from botcheck import same_decisions_in_worlds
 
 from fastsheng.bots import _features, _learned
 from fastsheng.bots import names as B
+from fastsheng.bots.catalog import LEARNED_MODELS
 from fastsheng.engine.hands import play_batch, simulate_hands
 from fastsheng.engine.labels import FEATURES, LABEL_COLUMNS, label_batch, label_tensors
 from fastsheng.engine.observation import PLANE_HAND, SC_DECISION, SC_TRICKS, TENSOR_SHAPE
@@ -21,18 +22,26 @@ NAME = "learned-v1"
 
 def test_the_name_is_a_frozen_bot_with_its_model():
     assert B.resolve_bot(NAME) == NAME and NAME in B.BOTS and B.is_builtin(NAME)
-    assert B.bot_spec(NAME) == (B.BOT_INDEX[NAME], 0, 0)
-    assert B.LEARNED_MODELS[NAME][0].endswith(".npz")
+    spec = B.bot_spec(NAME)
+    assert (type(spec).__name__, spec.row, spec.searches) == ("LearnedSpec", B.BOT_INDEX[NAME], False)
+    assert LEARNED_MODELS[NAME].file.endswith(".npz")
 
 
-def test_a_model_with_another_hash_is_refused(tmp_path):
+def test_a_model_with_another_hash_is_refused(tmp_path, monkeypatch):
     from importlib.resources import files
 
-    path = files("fastsheng.bots") / "models" / B.LEARNED_MODELS[NAME][0]
-    bad = tmp_path / "m.npz"
+    from fastsheng.bots import lineup
+
+    path = files("fastsheng.bots") / "models" / LEARNED_MODELS[NAME].file
+    bad = tmp_path / LEARNED_MODELS[NAME].file
     bad.write_bytes(path.read_bytes() + b"\0")
-    with pytest.raises(ValueError, match="SHA-256"):
-        _learned.load(str(bad), B.LEARNED_MODELS[NAME][1])
+    monkeypatch.setattr(lineup, "_package_file", lambda name: str(tmp_path / name))
+    lineup._shipped.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="SHA-256"):
+            lineup.make_lineup([B.bot_spec(NAME)] * 4)
+    finally:
+        lineup._shipped.cache_clear()
 
 
 @pytest.mark.parametrize("preset", ["standard", "super", "tournament"])

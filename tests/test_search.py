@@ -30,14 +30,13 @@ def test_names_resolve_with_every_parameter_spelled_out():
         "expert"
     )
     assert B.resolve_bot("search:base=basic") == "search:k=32,cands=8,base=basic-v1"
-    assert B.bot_spec(B.resolve_bot("search:k=5,cands=3,base=basic")) == (
-        B.BOT_INDEX["basic-v1"],
-        5,
-        3,
-    )
-    assert B.bot_spec("expert-v1") == (B.BOT_INDEX["expert-v1"], 0, 0)
+    spec = B.bot_spec(B.resolve_bot("search:k=5,cands=3,base=basic"))
+    assert (spec.row, spec.k, spec.cands) == (B.BOT_INDEX["basic-v1"], 5, 3)
+    assert B.bot_spec("expert-v1").row == B.BOT_INDEX["expert-v1"]
+    assert not B.bot_spec("expert-v1").searches
     assert "search" in B.BOTS
-    assert B.SEARCH_BOUNDS["cands"][1] == _search.MAX_CANDS_
+    cands = {s.name: s for s in B.bot_spec("search").settings()}["cands"]
+    assert cands.hi == _search.MAX_CANDS_
 
 
 @pytest.mark.parametrize(

@@ -26,13 +26,16 @@ def test_names_resolve_and_carry_their_version():
     assert B.resolve_bot("search-v2") == "search-v2:k=32,cands=8,base=expert-v3"
     assert B.resolve_bot(" Search-V2:cands=4, k=8 ") == "search-v2:k=8,cands=4,base=expert-v3"
     assert B.resolve_bot("search-v2:base=expert").endswith("base=" + B.resolve_bot("expert"))
-    # the version rides above the candidates; the frozen search's spec is what it always was
-    assert B.bot_spec(B.resolve_bot("search-v2:k=5,cands=3")) == (
-        B.BOT_INDEX["expert-v3"],
-        5,
-        3 | 1 << _search.V2_SHIFT_,
+    # each family is its own spec; the C seat gets its settings as plain fields
+    v2 = B.bot_spec(B.resolve_bot("search-v2:k=5,cands=3"))
+    assert (type(v2).__name__, v2.row, v2.k, v2.cands) == (
+        "SearchV2Spec", B.BOT_INDEX["expert-v3"], 5, 3
     )
-    assert B.bot_spec(B.resolve_bot("search:k=5,cands=3")) == (B.BOT_INDEX["expert-v3"], 5, 3)
+    assert v2.core_fields()["family"] == 2 and v2.core_fields()["k0"] == 4
+    v1 = B.bot_spec(B.resolve_bot("search:k=5,cands=3"))
+    assert (type(v1).__name__, v1.row, v1.core_fields()["family"]) == (
+        "SearchSpec", B.BOT_INDEX["expert-v3"], 1
+    )
     assert "search-v2" in B.BOTS and "search" in B.BOTS
     assert B.split_bots("search-v2:k=8,cands=4,expert") == ["search-v2:k=8,cands=4", "expert"]
     assert not B.is_python_bot("search-v2:k=8") and B.is_builtin(B.resolve_bot("search-v2"))

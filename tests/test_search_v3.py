@@ -13,7 +13,8 @@ import time
 import pytest
 from botcheck import play_digest, same_decisions_in_worlds
 
-from fastsheng.bots import _guided_search, _search
+from fastsheng.bots import _guided_search
+from fastsheng.bots.lineup import make_lineup
 from fastsheng.apps import cli
 from fastsheng.bots import names as B
 from fastsheng.engine.hands import play_batch, profile_batch, simulate_hands
@@ -31,10 +32,10 @@ def test_names_resolve_and_carry_their_version():
         "search-v3:k=512,cands=8,base=expert-v3,close=20,late=10,early=5,top=7,bury=0"
     )
     spec = B.bot_spec(B.resolve_bot("search-v3:k=5,cands=3"))
-    assert spec[1] == 5 and spec[2] & 0xFFF == 3 | 2 << _search.V2_SHIFT_
-    # the frozen searches' specs are what they always were
-    assert B.bot_spec(B.resolve_bot("search-v2:k=5,cands=3"))[2] == 3 | 1 << _search.V2_SHIFT_
-    assert B.bot_spec(B.resolve_bot("search:k=5,cands=3"))[2] == 3
+    assert (spec.k, spec.cands, spec.core_fields()["family"]) == (5, 3, 3)
+    # each search family is its own spec
+    assert B.bot_spec(B.resolve_bot("search-v2:k=5,cands=3")).core_fields()["family"] == 2
+    assert B.bot_spec(B.resolve_bot("search:k=5,cands=3")).core_fields()["family"] == 1
     assert "search-v3" in B.BOTS
 
 
@@ -47,13 +48,15 @@ def test_names_resolve_and_carry_their_version():
     ],
 )
 def test_the_c_search_reads_the_parameters_of_the_name(name):
-    """registry.GUIDED_BITS packs the race's parameters; fastsheng.bots._guided_search unpacks them
-    alike (and the candidates and the version stay where the other searches read them)."""
+    """The C seat a line-up gives the name holds every parameter as the name spells it, and
+    plays by search-v3's decision (no burial or calls searched unless asked)."""
     resolved = B.resolve_bot(name)
     fields = dict(p.split("=") for p in resolved.split(":", 1)[1].split(","))
-    _, k, word = B.bot_spec(resolved)
-    assert k == int(fields["k"]) and word & 0xFF == int(fields["cands"]) and word >> 8 & 15 == 2
-    assert _guided_search._unpack(word) == {f: int(fields[f]) for f in B.GUIDED_BITS}
+    seat = make_lineup([B.bot_spec(resolved)] * 4).seat(0)
+    assert seat["bot"] == B.BOT_INDEX[fields["base"]]
+    assert seat["play"] and not seat["bury"] and not seat["call"]
+    for f in ("k", "cands", "close", "late", "early", "top"):
+        assert seat["search"][f] == int(fields[f]), f
 
 
 @pytest.mark.parametrize(
@@ -113,16 +116,12 @@ def test_the_world_dealer_deals_what_world_from_game_deals():
     """The race draws its worlds from one dealer per decision (fastsheng._worlds.worlds_open:
     the public state's setup done once); dealing each world afresh plays the very same hands."""
 
-    def tables():
-        out = simulate_hands("standard", (SMALL, "expert") * 2, 8, 6, tricks=True, level="random")
-        return out["hands"], out["tricks"]
+    def tables(name):
+        out = simulate_hands("standard", (name, "expert") * 2, 8, 6, tricks=True, level="random")
+        return [t.drop_columns([c for c in t.column_names if c == "bots"]) for t in out.values()]
 
-    was = _guided_search._tune(maker=0)
-    try:
-        fresh = tables()
-    finally:
-        _guided_search._tune(**was)
-    assert all(a.equals(b) for a, b in zip(fresh, tables(), strict=True))
+    fresh = tables(SMALL + ",maker=0")  # the research setting: every world dealt alone
+    assert all(a.equals(b) for a, b in zip(fresh, tables(SMALL), strict=True))
 
 
 def digest(preset: str, lineup) -> str:

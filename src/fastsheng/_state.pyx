@@ -638,8 +638,11 @@ cdef class GameCore:
         if lineup is None:
             return misfits(&self.g, seat, bot, &r, 1 << 20)
         cdef const lineup_t* L = lineup_of(lineup)
+        cdef const bot_t* saved_rows = self.g.t.rows
         fit_from(&f, L.rows, &L.seats[0], bot)
+        self.g.t.rows = L.rows       # the replay asks the bots of the line-up's table
         m = fit_units(&self.g, seat, &f, &r, 1 << 30)
+        self.g.t.rows = saved_rows
         return -1 if m < 0 else (m / 100.0 if f.soft > 0 else m // 100)
 
     def decision_rows(self, int seat, int bot, int kind=1):

@@ -70,9 +70,15 @@ def make_lineup(specs: Sequence[BotSpec]) -> Lineup:
     )
 
 
-@functools.lru_cache(maxsize=256)
 def lineup_for(name: str) -> Lineup:
-    """One C bot at all four seats (the step API's ``Game.bot_action``); a line-up is read-only,
-    so one per name serves every game."""
-    spec = bot_spec(name)
-    return make_lineup([spec] * 4)
+    """One C bot at all four seats (the step API's ``Game.bot_action``, analysis); a line-up is
+    read-only, so one per name serves every game (a name reading a research file is made anew:
+    the file may change)."""
+    if "_path=" in name:
+        return make_lineup([bot_spec(name)] * 4)
+    return _lineup_for(name)
+
+
+@functools.lru_cache(maxsize=256)
+def _lineup_for(name: str) -> Lineup:
+    return make_lineup([bot_spec(name)] * 4)

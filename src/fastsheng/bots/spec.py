@@ -105,8 +105,11 @@ def setting(
 def _base_row(bot: str, value: str) -> str:
     """A search's base (or model) bot, resolved: a built-in bot that does not search."""
     base = ALIASES.get(value, value)
-    if base not in BOT_INDEX or base.startswith("_"):
+    if base.startswith("_") or search_family(base):
         raise ValueError(f"bot {bot!r}: base must be a built-in bot other than search")
+    if base not in BOT_INDEX:
+        known = ", ".join(n for n in (*ALIASES, *BOT_INDEX) if n[0] != "_" and n in ALIASES or n in BOT_INDEX and n[0] != "_")
+        raise ValueError(f"unknown bot {value!r}; a base is one of {known}")
     return base
 
 
@@ -448,7 +451,8 @@ _CORE_DEFAULTS: dict[str, Any] = {
     **dict.fromkeys(("k", "cands", "k0", "early", "late", "early_div", "k0_early"), 0),
     **dict.fromkeys(("late_mul", "confirm", "consistent", "tries", "halve", "close", "top"), 0),
     **dict.fromkeys(("gate", "chains", "maker", "steps", "burn", "oracle", "infer", "kitty"), 0),
-    **dict.fromkeys(("belief", "kinds", "bury", "bury_kmul", "bury_maxw", "bury_rules"), 0),
+    **dict.fromkeys(("belief", "bury", "bury_kmul", "bury_maxw", "bury_rules"), 0),
+    "kinds": 3,  # a seat that does not search reads the play (the step API's misfits) plainly
     **dict.fromkeys(("play", "call", "call_kmul", "call_maxw", "call_every"), 0),
     "guide": -1,
     "model": -1,
