@@ -56,8 +56,8 @@ import time
 import numpy as np
 
 from fastsheng.bots import _guided_search, _infer
-from fastsheng.engine.game import Game
 from fastsheng.bots.names import BOT_INDEX, bot_spec, resolve_bot
+from fastsheng.engine.game import Game
 from research.common import paired_seeds
 
 MODEL = BOT_INDEX["expert-v3"]

@@ -28,19 +28,26 @@ PKG = SRC / "fastsheng"
 # an edit of its name here and nothing else. Every .pyx/.pxd module of src/ must be listed.
 CORE_LAYERS: list[tuple[str, ...]] = [
     ("fastsheng._bitboard",),  # the hand as a bitboard: types and inline set operations
-    ("fastsheng._rng",),  # the random streams
+    # the random streams; the models' and a searching seat's plain structs (headers only)
+    ("fastsheng._rng", "fastsheng.bots._models", "fastsheng.bots._seat"),
     ("fastsheng._core",),  # rules, trump order, shapes, legality
-    ("fastsheng._table", "fastsheng._declare"),  # the trick on the table; the declarations
-    ("fastsheng.bots._heuristic",),  # the heuristic bots' decisions
-    ("fastsheng._game",),  # the hand and match loop, its hooks for the searches
+    ("fastsheng._table", "fastsheng._declare"),  # the table, its bot rows; the declarations
+    ("fastsheng.bots._heuristic",),  # the heuristic bots' decisions and their table
+    ("fastsheng._game",),  # the hand and match loop; a seat's decisions come through the seat
     ("fastsheng._worlds", "fastsheng.bots._features"),  # sampled deals; the candidates' features
     ("fastsheng.bots._card_belief",),  # per-card belief of where the unseen cards lie
     ("fastsheng.bots._infer",),  # inference of the hidden hands from the play
     ("fastsheng._state",),  # a seat's view of a game in progress
-    ("fastsheng.bots._search",),  # the sampling search (search-v1)
-    ("fastsheng.bots._learned", "fastsheng.bots._labels", "fastsheng.bots._call_search"),  # over the search
-    ("fastsheng.bots._guided_search",),  # the guided search (search-v2/v3)
-    ("fastsheng.bots._bury_search",),  # the burial search, which loads both searches
+    ("fastsheng.bots._search",),  # the sampling searches (search, search-v2)
+    # over the search: the learned bot, its labels, the searched calls and burial
+    (
+        "fastsheng.bots._learned",
+        "fastsheng.bots._labels",
+        "fastsheng.bots._call_search",
+        "fastsheng.bots._bury_search",
+    ),
+    ("fastsheng.bots._guided_search",),  # the guided search (search-v3)
+    ("fastsheng.bots._lineup",),  # a line-up: the table of bots and the seats' decisions
 ]
 
 # the layer of each subpackage of fastsheng; the package's own top-level modules are the base

@@ -22,9 +22,9 @@ Method:
    real deal scores above a world (summed over the decision's record) by f and by the 0/1
    count (ties count half). Writes MODEL (.npz: mu, sd, w1, b1, w2, b2, and hi, lo: the
    logit's range) and its SHA-256.
-3. Play: `python research/read_the_play.py strength X Y N SEEDS belief=MODEL` sets it into
-   the chains of X's races (fastsheng.bots._infer._set_belief; infer=10 weighs the worlds by the
-   classifier's own odds).
+3. Play: `python research/read_the_play.py strength X Y N SEEDS belief=MODEL` reads the play of
+   X's races by it (the name's research settings `belief_path=MODEL,belief_kind=K`,
+   :func:`belief_setting`; infer=10 weighs the worlds by the classifier's own odds).
 
 Run:
     python training/train_belief.py rows OUT [--hands 600] [--bot search:k=32] [--worlds 3]
@@ -61,8 +61,8 @@ def _rows_one(args):
 
     from fastsheng.bots._infer import NB_IN_
 
-    from fastsheng.engine.game import Game
     from fastsheng.bots.names import BOT_INDEX
+    from fastsheng.engine.game import Game
 
     path = os.path.join(out, f"belief-s{seed}-b{batch:05d}.npz")
     if os.path.exists(path):
@@ -209,23 +209,15 @@ def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) ->
     print(f"wrote {model} (logits {lo:.2f} to {hi:.2f}): sha256 {digest}")
 
 
-def set_belief(model: str) -> None:
-    """Set MODEL's weights into fastsheng.bots._infer and switch the learned belief on."""
-    from fastsheng.bots import _infer
-
+def belief_setting(model: str) -> str:
+    """The research settings of a search-v3 name that read the play by MODEL (a file of `fit`)
+    in place of the shipped belief: ``belief_path=MODEL,belief_kind=K``, K the file's kind
+    (its chain reads it only with ``infer=N``)."""
     with np.load(model) as z:
-        m = {k: np.asarray(z[k]) for k in ("mu", "sd", "w1", "b1", "w2", "b2", "hi", "lo", "kind")}
-    _infer._set_belief(
-        m["mu"].tolist(),
-        m["sd"].tolist(),
-        m["w1"].tolist(),
-        m["b1"].tolist(),
-        m["w2"].tolist(),
-        float(m["b2"]),
-        float(m["hi"]),
-        float(m["lo"]),
-    )
-    _infer._tune(belief=int(m["kind"]))
+        kind = int(z["kind"])
+    if kind not in (1, 2):
+        sys.exit(f"error: {model}: belief kind {kind}, not 1 or 2")
+    return f"belief_path={model},belief_kind={kind}"
 
 
 def main(argv=None) -> None:

@@ -2,9 +2,9 @@
 
 Question: search-v3's inference chain weighs a world by how many past decisions its model bot
 explains with the world's cards (a count per decision). Can a model that reads the record card by
-card (fastsheng.bots._card_belief: a seat that let an opponent's card take the trick as last to play,
-a seat that led below a card, a seat that keeps ruffing...) say where the hidden cards lie better
-than uniform worlds do, and does a chain that weighs its worlds by it play better?
+card (fastsheng.bots._card_belief: a seat that let an opponent's card take the trick as last to
+play, a seat that led below a card, a seat that keeps ruffing...) say where the hidden cards lie
+better than uniform worlds do, and does a chain that weighs its worlds by it play better?
 
 Method:
 1. `rows`: BOT plays every seat of HANDS hands (`standard`, random levels, the step API); at one
@@ -20,7 +20,8 @@ Method:
 3. `score`: the held-out bits per free copy of saved MODELs on OUT's held-out split (the same
    split and loss as `fit`), so that models fit on other rows compare on the same rows.
 4. Play: `python research/read_the_play.py strength X Y N SEEDS cards=MODEL lam=L` weighs the
-   chains' worlds by the model's probabilities to the power L.
+   chains' worlds by the model's probabilities to the power L (the name's research settings
+   `cards_path=MODEL,lam=L`, :func:`cards_setting`).
 
 Run:
     python training/train_card_belief.py rows OUT [--hands 2000] [--bot search:k=32]
@@ -200,19 +201,16 @@ def fit(out: str, model: str, hidden: int, epochs: int, seed: int, lr: float) ->
     return dict(uniform=uniform, model=bits, sha256=digest)
 
 
-def set_cards(model: str, lam: float) -> None:
-    """Set MODEL's weights into fastsheng.bots._card_belief with weight `lam` in the chains."""
-    from fastsheng.bots import _card_belief
+def cards_setting(model: str, lam: float) -> str:
+    """The research settings of a search-v3 name whose chains weigh their worlds by MODEL's
+    per-card probabilities to the power `lam` (in place of the shipped per-card belief; its
+    chain reads it only with ``infer=N``): ``cards_path=MODEL,lam=LAM``, or only the path when
+    lam is 0 (the model read by the step API's card_logq, no chain weighed by it)."""
+    return f"cards_path={model}" + (f",lam={lam:g}" if lam else "")
 
-    with np.load(model) as z:
-        _card_belief._set(
-            z["mu"].tolist(),
-            z["sd"].tolist(),
-            z["w1"].tolist(),
-            z["b1"].tolist(),
-            z["w2"].tolist(),
-        )
-    _card_belief._tune(lam=lam)
+
+# the chain of (c): the search-v3 settings aimed at beating search:k=128 by +0.05 net levels
+CHAIN_C = "search-v3:infer=10,kitty=5,belief=1"
 
 
 def sharp(
@@ -234,31 +232,44 @@ def sharp(
     by), the same weighing its worlds by the per-card belief of MODEL to the power lam, and that
     belief alone; at one decision in EVERY of BOT's play, from the seat to act, WORLDS worlds of
     each chain (STEPS swaps apart after BURN: the race's 20 and 400 by default). CHAINS adds
-    chains of that kind with other (infer, kitty, lam). Each chain's seed depends on the
-    decision alone, so a setting's figure does not depend on which others run beside it."""
+    chains of that kind with other (infer, kitty, lam). Each chain is the one a search-v3 name
+    runs (GameCore.chain_marginals of the name's line-up: its infer, kitty, belief, kinds and
+    models); its seed depends on the decision alone, so a setting's figure does not depend on
+    which others run beside it."""
     from fastsheng.bots._card_belief import NPLACE_
 
+    from fastsheng.bots.lineup import lineup_for
     from fastsheng.engine.game import Game
-    from fastsheng.bots.names import _load_belief
 
-    _load_belief(1)
-    if model:
-        set_cards(model, 0)
-    from fastsheng.bots import _card_belief, _infer
-
-    # (name, infer, kitty, belief, lam, kinds: the past decisions read)
-    settings = [("uniform worlds", 0, 0, 0, 0.0, 3), ("the chain of (c)", 10, 5, 1, 0.0, 3)]
+    # (printed name, the search-v3 name whose chain it is)
+    settings = [("uniform worlds", "search-v3"), ("the chain of (c)", CHAIN_C)]
     if model:
         settings += [
-            (f"the chain of (c) with the cards, lam={lam:g}", 10, 5, 1, lam, 3) for lam in lams
+            (
+                f"the chain of (c) with the cards, lam={lam:g}",
+                f"{CHAIN_C},{cards_setting(model, lam)}",
+            )
+            for lam in lams
         ]
-        settings += [(f"a chain of the cards alone, lam={lam:g}", 10, 0, 0, lam, 0) for lam in lams]
+        # the cards alone: no past decision read (kinds=0), no burial, no belief
         settings += [
-            (f"the chain of (c) at infer={i}, kitty={k}, lam={lam:g}", i, k, 1, lam, 3)
+            (
+                f"a chain of the cards alone, lam={lam:g}",
+                f"search-v3:infer=10,kinds=0,{cards_setting(model, lam)}",
+            )
+            for lam in lams
+        ]
+        settings += [
+            (
+                f"the chain of (c) at infer={i}, kitty={k}, lam={lam:g}",
+                f"search-v3:infer={i},kitty={k},belief=1,{cards_setting(model, lam)}",
+            )
             for i, k, lam in chains
         ]
-    bits = {name: [0.0, 0] for name, *_ in settings}
-    kinds_was = _infer._tune()["kinds"]
+    # a line-up per setting, made once (a name reading a file is loaded anew each time)
+    lineups = [(name, lineup_for(spec)) for name, spec in settings]
+    cards_alone = lineup_for(f"search-v3:infer=10,{cards_setting(model, 0)}") if model else None
+    bits = {name: [0.0, 0] for name, _ in settings}
     if model:
         bits["the per-card belief alone"] = [0.0, 0]
     pick = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
@@ -274,13 +285,8 @@ def sharp(
                 at = np.frombuffer(atb, np.int32).reshape(54, NPLACE_).astype(float)
                 place = [4 if p == 3 else (seat + 1 + p) % 4 for p in range(NPLACE_)]
                 keep = free > 0
-                for name, infer, kitty, belief, lam, kinds in settings:
-                    _card_belief._tune(lam=lam)
-                    _infer._tune(kinds=kinds)
-                    odds_infer = infer if infer else 0
-                    cnt = g._core.chain_marginals(
-                        seat, odds_infer, kitty, belief, worlds, steps, burn, [seed, point]
-                    )
+                for name, lineup in lineups:
+                    cnt = g._core.chain_marginals(lineup, seat, worlds, steps, burn, [seed, point])
                     c = np.frombuffer(cnt, np.int32).reshape(5, 54)[place].T.astype(float)
                     q = np.where(ok, c + 0.5, 0)
                     q = q / q.sum(1, keepdims=True).clip(1e-12)
@@ -288,14 +294,12 @@ def sharp(
                     bits[name][0] -= float((at * lp)[keep].sum())
                     bits[name][1] += int(at[keep].sum())
                 if model:
-                    lq = np.frombuffer(g._core.card_logq(seat), np.float32).reshape(5, 54)
-                    lp = lq[place].T / np.log(2)
+                    lq = np.frombuffer(g._core.card_logq(seat, cards_alone), np.float32)
+                    lp = lq.reshape(5, 54)[place].T / np.log(2)
                     bits["the per-card belief alone"][0] -= float((at * lp)[keep].sum())
                     bits["the per-card belief alone"][1] += int(at[keep].sum())
                 point += 1
             g.apply(g.bot_action(bot))
-    _card_belief._tune(lam=0)
-    _infer._tune(kinds=kinds_was)
     out = {name: b / max(1, n) for name, (b, n) in bits.items()}
     print(
         f"{bot} at every seat, {hands} hands (seed {seed}), {point} decisions, {worlds} worlds "
@@ -351,7 +355,8 @@ def main(argv=None) -> None:
     elif a.what == "rows":
         rows(a.out, a.hands, a.bot, a.every, a.seed, a.workers)
     elif a.what == "reproduce":
-        # the shipped card-belief-v1 (fastsheng/bots/models/card-belief-v1.npz): these rows, this fit
+        # the shipped card-belief-v1 (fastsheng/bots/models/card-belief-v1.npz): these rows and
+        # this fit
         rows(a.out, 2000, "search:k=128", 8, 2190, a.workers)
         fit(a.out, a.model, 32, 6, 1, 3e-3)
     elif a.what == "score":
