@@ -3,8 +3,9 @@
 Question: what does searching the burial gain over the base bot's own burial, how does it move
 the kitty (points buried, kitty captured, hands the kitty decides), and at what CPU cost?
 
-Method: X = `search-v3:k=K,cands=C,base=BASE,bury=1` with its play search off
-(fastsheng.bots._bury_search._bury_tune(play=0): its leads and follows are BASE's), so X differs from
+Method: X = `search-v3:k=K,cands=C,base=BASE,bury=1` with its play search off (the research
+setting `play=0`: its leads and follows are BASE's; `bury_kmul`, `bury_maxw`, `bury_rules` and
+`bury_z` set its burial's worlds, named swaps and gate, `played_name`), so X differs from
 Y = BASE only in the burials it makes. Each deal is played twice (`standard`, random levels), X
 at seats 0/2 then the seats swapped; net levels per hand per deal as in
 research/search_strength.py (fastsheng.studies.ladder.pair_outcome), t interval over deals.
@@ -32,7 +33,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from fastsheng.bots import _bury_search
+from fastsheng.bots import _bury_search, bot_spec
 from fastsheng.rules import get_rules
 from fastsheng.studies import stats
 from fastsheng.studies.ladder import pair_outcome
@@ -44,6 +45,15 @@ RULES = "standard"
 
 def name_of(base: str, k: int, cands: int) -> str:
     return f"search-v3:k={k},cands={cands},base={base},bury=1"
+
+
+def played_name(
+    base: str, k: int, cands: int, kmul: int | None = None, rules_on: int = 1, z: float = 1.0
+) -> str:
+    """X as it plays: name_of's with its play search off and the burial's research settings
+    (kmul None: the published worlds per burial, k x 4 at most 128; else k x kmul, unbounded)."""
+    x = f"{name_of(base, k, cands)},play=0,bury_rules={rules_on},bury_z={z}"
+    return x if kmul is None else f"{x},bury_kmul={kmul},bury_maxw=4096"
 
 
 def measure(
@@ -58,32 +68,25 @@ def measure(
     z: float = 1.0,
 ) -> dict:
     """The figures of the module docstring for X = name_of(base, k, cands) vs base."""
-    x, y = name_of(base, k, cands), base
-    # kmul None: the published worlds per burial (k x _bury_search's B_KMUL)
-    old = _bury_search._bury_tune(
-        play=0, kmul=kmul, maxw=None if kmul is None else 4096, rules=rules_on, z=z
-    )
-    knobs = _bury_search._bury_tune()
-    worlds = min(k * knobs["kmul"], knobs["maxw"])
+    x, y = played_name(base, k, cands, kmul, rules_on, z), base
+    spec = bot_spec(x)
+    worlds = min(k * spec.bury_kmul, spec.bury_maxw)
     _bury_search._bury_counts(reset=True)
-    try:
-        nets, searched, plain, cpu_x, cpu_y = [], [], [], 0.0, 0.0
-        for seed in seeds:
-            a, ca = timed_hands(RULES, (x, y, x, y), seed, n)
-            b, cb = timed_hands(RULES, (y, x, y, x), seed, n)
-            cpu_x += ca + cb
-            if cost:
-                cpu_y += timed_hands(RULES, y, seed, n)[1] * 2
-            nets.append(pair_outcome(x, y, a, b).net)
-            same = a["burier"].to_numpy() == b["burier"].to_numpy()
-            x_buries_a = (a["burier"].to_numpy() & 1) == 0  # X is team 0 in a, team 1 in b
-            pick_a = same & x_buries_a
-            pick_b = same & ~x_buries_a
-            searched.append(pd.concat([a[pick_a], b[pick_b]]))
-            plain.append(pd.concat([b[pick_a], a[pick_b]]))
-        counts = _bury_search._bury_counts()
-    finally:
-        _bury_search._bury_tune(**old)
+    nets, searched, plain, cpu_x, cpu_y = [], [], [], 0.0, 0.0
+    for seed in seeds:
+        a, ca = timed_hands(RULES, (x, y, x, y), seed, n)
+        b, cb = timed_hands(RULES, (y, x, y, x), seed, n)
+        cpu_x += ca + cb
+        if cost:
+            cpu_y += timed_hands(RULES, y, seed, n)[1] * 2
+        nets.append(pair_outcome(x, y, a, b).net)
+        same = a["burier"].to_numpy() == b["burier"].to_numpy()
+        x_buries_a = (a["burier"].to_numpy() & 1) == 0  # X is team 0 in a, team 1 in b
+        pick_a = same & x_buries_a
+        pick_b = same & ~x_buries_a
+        searched.append(pd.concat([a[pick_a], b[pick_b]]))
+        plain.append(pd.concat([b[pick_a], a[pick_b]]))
+    counts = _bury_search._bury_counts()
     s, p = pd.concat(searched), pd.concat(plain)
     rules = get_rules(RULES)
     kitty = {}
@@ -104,7 +107,8 @@ def measure(
         )
     hands = 2 * n * len(seeds)
     return {
-        "x": x,
+        "x": name_of(base, k, cands),
+        "played": x,
         "worlds": worlds,
         "y": y,
         "deals": n * len(seeds),
@@ -173,6 +177,9 @@ def screen(base: str, n: int, seed: int, first: int = 0, last: int = len(SCREEN)
 
 
 def main(argv: list[str]) -> None:
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return
     if argv and argv[0] == "--screen":
         base = argv[1] if len(argv) > 1 else "expert-v4"
         n = int(float(argv[2])) if len(argv) > 2 else 4000

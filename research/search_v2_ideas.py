@@ -8,9 +8,9 @@ Method: every variant and search:k=32 play the same N deals against expert-v3, e
 with the seats swapped (fastsheng.studies.ladder.pair_outcome gives each deal's net levels per
 hand). Per deal, the variant's net minus search:k=32's on that same deal is the paired difference of
 the table (mean, 95% normal interval over deals); the cost ratio is search:k=32's CPU seconds
-per hand divided by the variant's, both measured in this process. The variants are set with
-fastsheng.bots._search._v2_tune (screening only; the published search-v2 is the first row's
-defaults), restored afterwards.
+per hand divided by the variant's, both measured in this process. The variants are search-v2
+names with research settings (fastsheng.bots.spec.SearchV2Spec's k0, early, zdrop, ...: screening
+only; the published search-v2 is the first row's defaults), spelled by `variant_name`.
 
 Run: python research/search_v2_ideas.py [N] [SEED] [VARIANT ...]
      (default: 600 2024 and every variant below; a variant is a name of VARIANTS)
@@ -23,13 +23,12 @@ import time
 
 import numpy as np
 
-from fastsheng.bots import _search
 from fastsheng.engine.hands import simulate_hands
 from fastsheng.studies.ladder import pair_outcome
 
 BASE = "expert-v3"
 OLD = "search:k=32"
-# idea -> (bot name, knobs of _search._v2_tune)
+# idea -> (bot name, its research settings: fields of fastsheng.bots.spec.SearchV2Spec)
 VARIANTS = {
     "published: consistent worlds, race 4 -> 32 with halving, drop off course": (
         "search-v2:k=32",
@@ -57,7 +56,11 @@ VARIANTS = {
     ),
     "that race at k=64": ("search-v2:k=64", {"zdrop": 0}),
 }
-DEFAULTS = _search._v2_tune()
+
+
+def variant_name(name: str, knobs: dict) -> str:
+    """The search-v2 name that plays a variant: `name` with its research settings spelled."""
+    return ",".join([name, *(f"{k}={v}" for k, v in knobs.items())])
 
 
 def per_deal(x: str, n: int, seed: int) -> tuple[np.ndarray, float]:
@@ -78,12 +81,7 @@ def main(argv: list[str]) -> None:
     print("| idea | deals | net levels/hand vs search:k=32 [95%] | CPU ratio (k=32 / it) |")
     print("|---|---|---|---|")
     for idea in names:
-        name, knobs = VARIANTS[idea]
-        _search._v2_tune(**knobs)
-        try:
-            net, cpu = per_deal(name, n, seed)
-        finally:
-            _search._v2_tune(**DEFAULTS)
+        net, cpu = per_deal(variant_name(*VARIANTS[idea]), n, seed)
         d = net - old
         half = 1.96 * d.std(ddof=1) / np.sqrt(n)
         print(

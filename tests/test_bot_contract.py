@@ -33,7 +33,8 @@ SMALL_SEARCHES = {
     "search-v3:k=8,cands=4": 3,
 }
 PUBLIC = list(B.BOTS)
-HANDS = {name: 3 for name in PUBLIC} | SMALL_SEARCHES
+# search-v4 races most decisions over up to 1,024 worlds (about 6 s a hand here): one hand
+HANDS = {name: 3 for name in PUBLIC} | {"search-v4": 1} | SMALL_SEARCHES
 
 # the frozen digests, by line-up: the versioned bots' (150 hands per preset) and the searches'
 # (12 hands of two presets, in the searches' own test files)
