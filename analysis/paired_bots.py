@@ -19,8 +19,8 @@ import sys
 
 import numpy as np
 
-from fastsheng.engine.hands import simulate_hands
 from fastsheng.bots.names import resolve_bot
+from fastsheng.engine.hands import simulate_hands
 
 
 def team0_net(t) -> tuple[np.ndarray, np.ndarray]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from fastsheng.engine.hands import profile_batch
 from fastsheng.bots.names import resolve_bot
+from fastsheng.engine.hands import profile_batch
 
 N = 10_000
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import fastsheng as fs
+from fastsheng.bots.names import resolve_bot
 from fastsheng.engine.agents import Bot, RandomBot, bot, load_bot
 from fastsheng.engine.hands import play_batch, simulate_hands, simulate_matches
-from fastsheng.bots.names import resolve_bot
 from fastsheng.errors import BotError
 
 HERE = Path(__file__).resolve().parent

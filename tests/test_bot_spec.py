@@ -109,7 +109,9 @@ def _digest_tables():
         skip = v.ADDED_AFTER if lineup.split(",")[0] in v.BEFORE_V4 else frozenset()
         for preset, want in by_preset.items():
             out[lineup, preset] = (
-                lambda p, b, skip=skip: v.digest(p, b, skip), v.LINEUPS[lineup], want
+                lambda p, b, skip=skip: v.digest(p, b, skip),
+                v.LINEUPS[lineup],
+                want,
             )
     for module in (test_search_v2, test_search_v3):
         for name, by_preset in module.DIGESTS.items():

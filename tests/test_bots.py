@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fastsheng.engine.hands import BOTS, play_batch, simulate_hands
 from fastsheng.bots.names import ALIASES, resolve_bot
+from fastsheng.engine.hands import BOTS, play_batch, simulate_hands
 from fastsheng.rules import list_presets
 
 N_PAIRED = 20_000

@@ -37,8 +37,8 @@ def test_a_row_outside_the_table_is_refused():
     """A line-up's seat names a row of the table of bots; one past the table (or negative) is
     refused when the line-up is made, before the C loop could read past the table's end."""
     import pytest
-
     from fastsheng.bots._lineup import Lineup
+
     from fastsheng.bots.spec import HeuristicSpec
 
     fields = HeuristicSpec("basic-v1").core_fields()

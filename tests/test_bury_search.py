@@ -10,7 +10,6 @@ import json
 
 import pytest
 
-from fastsheng.bots import _bury_search, _search
 from fastsheng.apps import cli
 from fastsheng.bots import names as B
 from fastsheng.bots.lineup import make_lineup

@@ -11,8 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import fastsheng as fs
-from fastsheng.engine.hands import simulate_hands, simulate_matches
 from fastsheng.bots.names import BotRef, resolve_bots
+from fastsheng.engine.hands import simulate_hands, simulate_matches
 from fastsheng.sim import runner
 
 HERE = Path(__file__).resolve().parent

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from fastsheng.bots import _bury_search, _call_search, _search
 from fastsheng.apps import cli
+from fastsheng.bots import _call_search
 from fastsheng.bots import names as B
 from fastsheng.bots.lineup import make_lineup
 from fastsheng.engine.game import Game

@@ -1,7 +1,8 @@
-"""The per-card belief (fastsheng.bots._card_belief): its features read only what the seat may know,
-its rows say where the free copies lie, its probabilities are a distribution over the places a
-copy may lie in, a fit reads the record better than uniform worlds, and the chain's knob
-changes the play only while it is set (docs/bots.md, "search-v3: reading the play")."""
+"""The per-card belief (fastsheng.bots._card_belief): its features read only what the seat may
+know, its rows say where the free copies lie, its probabilities are a distribution over the
+places a copy may lie in, a fit reads the record better than uniform worlds, and a name that
+weighs its chains by a fit (`cards_path=`, `lam=`) plays otherwise, while the name without it
+plays as before (docs/bots.md, "search-v3: reading the play")."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fastsheng.bots import _card_belief, _guided_search
+from fastsheng.bots import _card_belief, _guided_search, bot_spec, resolve_bot
+from fastsheng.bots.catalog import CARD_MODELS
+from fastsheng.bots.lineup import lineup_for
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import simulate_hands
 
@@ -83,20 +86,26 @@ def test_the_rows_say_where_the_free_copies_lie():
 def test_the_probabilities_are_a_distribution_over_the_places(tmp_path):
     rng = np.random.default_rng(3)
     h = 5
-    w1 = rng.standard_normal((h, NF)).tolist()
-    _card_belief._set([0.0] * NF, [1.0] * NF, w1, [0.1] * h, rng.standard_normal(h).tolist())
-    try:
-        for g in positions("standard", 33, 2, every=11):
-            seat = g.to_act
-            _, fr, ok, _ = rows_of(g, seat)
-            lq = np.frombuffer(g._core.card_logq(seat), np.float32).reshape(5, 54)
-            for code in np.flatnonzero(fr):
-                places = [4 if p == 3 else (seat + 1 + p) % 4 for p in range(NP) if ok[code, p]]
-                assert np.exp(lq[places, code]).sum() == pytest.approx(1, abs=1e-4)
-                assert not lq[[p for p in range(5) if p not in places], code].any()
-    finally:
-        _card_belief._set(None, None, None, None, None)
-    assert Game("standard", seed=1, hand_id=0)._core.card_logq(0) is None
+    model = tmp_path / "cards.npz"
+    np.savez(
+        model,
+        mu=np.zeros(NF, np.float32),
+        sd=np.ones(NF, np.float32),
+        w1=rng.standard_normal((h, NF)).astype(np.float32),
+        b1=np.full(h, 0.1, np.float32),
+        w2=rng.standard_normal(h).astype(np.float32),
+    )
+    lineup = lineup_for(f"search-v3:infer=10,cards_path={model}")
+    for g in positions("standard", 33, 2, every=11):
+        seat = g.to_act
+        _, fr, ok, _ = rows_of(g, seat)
+        lq = np.frombuffer(g._core.card_logq(seat, lineup), np.float32).reshape(5, 54)
+        for code in np.flatnonzero(fr):
+            places = [4 if p == 3 else (seat + 1 + p) % 4 for p in range(NP) if ok[code, p]]
+            assert np.exp(lq[places, code]).sum() == pytest.approx(1, abs=1e-4)
+            assert not lq[[p for p in range(5) if p not in places], code].any()
+    # a seat without a per-card model has no such belief
+    assert Game("standard", seed=1, hand_id=0)._core.card_logq(0, lineup_for("search-v3")) is None
 
 
 def test_a_fit_reads_the_record_better_than_uniform_worlds(tmp_path):
@@ -113,40 +122,50 @@ def test_a_fit_reads_the_record_better_than_uniform_worlds(tmp_path):
     got = tc.score(str(rows), [str(tmp_path / "cards.npz")])
     assert got[str(tmp_path / "cards.npz")] == pytest.approx(f["model"], abs=1e-4)
     assert got["uniform worlds"] == pytest.approx(f["uniform"])
-    was = _card_belief._tune()
-    try:
-        tc.set_cards(str(tmp_path / "cards.npz"), 0.5)
-        assert _card_belief._tune()["lam"] == 0.5
-        # the chain weighs its worlds by it: the play changes while it is set, and only then
-        bots = ("search-v3:k=16,cands=4,infer=46", "expert") * 2
-        _card_belief._tune(lam=0)
-        plain = simulate_hands("standard", bots, 17, 3, level="random").to_pandas()
-        _card_belief._tune(lam=0.5)
-        _guided_search._infer_counts(reset=True)
-        read = simulate_hands("standard", bots, 17, 3, level="random").to_pandas()
-        assert _guided_search._infer_counts()["chains"] > 0
-        assert not read.equals(plain)
-    finally:
-        _card_belief._set(None, None, None, None, None)
-        _card_belief._tune(**was)
-    assert simulate_hands("standard", bots, 17, 3, level="random").to_pandas().equals(plain)
+    # a name weighs its chains by the fit at the power lam
+    setting = tc.cards_setting(str(tmp_path / "cards.npz"), 0.5)
+    assert bot_spec(f"search-v3:infer=46,{setting}").core_fields()["lam"] == 0.5
+    assert bot_spec(f"search-v3:infer=46,{tc.cards_setting('x.npz', 0)}").core_fields()["lam"] == 0
+    # the chain weighs its worlds by it: the name that reads it plays otherwise (and records
+    # the setting), at lam 0 it plays as without it, and the published name plays as before
+    plain_name, read_name = (
+        "search-v3:k=16,cands=4,infer=46",
+        f"search-v3:k=16,cands=4,infer=46,{setting}",
+    )
+
+    def hands(x: str):
+        h = simulate_hands("standard", (x, "expert") * 2, 17, 3, level="random").to_pandas()
+        return h.drop(columns="bots"), h["bots"].iloc[0]
+
+    plain, _ = hands(plain_name)
+    _guided_search._infer_counts(reset=True)
+    read, bots = hands(read_name)
+    assert _guided_search._infer_counts()["chains"] > 0
+    assert not read.equals(plain)
+    assert bots.startswith(resolve_bot(read_name)) and "lam=0.5" in bots
+    zero = f"search-v3:k=16,cands=4,infer=46,{tc.cards_setting(str(tmp_path / 'cards.npz'), 0)}"
+    assert hands(zero)[0].equals(plain)
+    assert hands(plain_name)[0].equals(plain)
 
 
 def test_the_chain_s_worlds_hold_every_free_copy_once():
-    # analysis/train_card_belief.py `sharp` reads the chain's worlds through chain_marginals
+    # training/train_card_belief.py `sharp` reads the chain's worlds through chain_marginals:
+    # the chain of a search-v3 seat at infer=10 (no burial, no belief), 7 worlds 5 swaps apart
+    # after 20
+    lineup = lineup_for("search-v3:infer=10")
     for g in positions("standard", 34, 2, every=13):
         seat = g.to_act
         _, fr, ok, _ = rows_of(g, seat)
-        cnt = np.frombuffer(g._core.chain_marginals(seat, 10, 0, 0, 7, 5, 20, 1), np.int32)
+        cnt = np.frombuffer(g._core.chain_marginals(lineup, seat, 7, 5, 20, 1), np.int32)
         cnt = cnt.reshape(5, 54)[[4 if p == 3 else (seat + 1 + p) % 4 for p in range(NP)]].T
         assert (cnt.sum(1) == 7 * fr).all()
         assert not (cnt * (1 - ok)).any()
 
 
 def sharp_figures(*args: str) -> tuple[str, dict]:
-    """`train_card_belief.py sharp` in a process of its own (it loads the shipped beliefs into
-    the C core, state this process's later tests must not inherit): its header and figures."""
-    model = str(Path(_card_belief.__file__).parent / "models" / "card-belief-v1.npz")
+    """`train_card_belief.py sharp` as run from the command line, on the shipped per-card
+    belief: its header and figures."""
+    model = str(Path(_card_belief.__file__).parent / "models" / CARD_MODELS[1][0].file)
     cmd = [sys.executable, str(TRAINING / "train_card_belief.py"), "sharp", model]
     cmd += ["--hands", "1", "--bot", "expert", "--every", "6", "--seed", "5", "--worlds", "6"]
     out = subprocess.run(cmd + ["--lam", "0.5", *args], capture_output=True, text=True, check=True)

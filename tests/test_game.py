@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 import fastsheng as fs
 from fastsheng import reference
+from fastsheng.bots.names import resolve_bot
 from fastsheng.cards import RANKS, SUITS
 from fastsheng.engine.game import Action, Game
 from fastsheng.engine.hands import simulate_hands, trace_hand
-from fastsheng.bots.names import resolve_bot
 from fastsheng.rules import list_presets
 
 

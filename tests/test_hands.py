@@ -10,10 +10,10 @@ import pyarrow as pa
 import pytest
 
 from fastsheng import reference
+from fastsheng.bots.names import resolve_bot
 from fastsheng.cards import RANKS
 from fastsheng.engine import hands as H
 from fastsheng.engine.checks import seed_state
-from fastsheng.bots.names import resolve_bot
 from fastsheng.rules import get_rules, list_presets
 
 

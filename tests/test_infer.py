@@ -19,9 +19,9 @@ from botcheck import play_digest, same_decisions_in_worlds
 
 from fastsheng.bots import _guided_search, _infer
 from fastsheng.bots.lineup import lineup_for
+from fastsheng.bots.names import BOT_INDEX, bot_spec, resolve_bot
 from fastsheng.engine.game import Game
 from fastsheng.engine.hands import simulate_hands
-from fastsheng.bots.names import BOT_INDEX, bot_spec, resolve_bot
 from fastsheng.sim.local import resolve_workers
 from fastsheng.studies import stats
 from fastsheng.studies.ladder import pair_outcome
@@ -148,9 +148,18 @@ def test_the_learned_belief_weighs_the_decisions(tmp_path):
 
     def belief(tmp, kind, w2, hi, lo, inputs=n):
         path = tmp / f"belief-{kind}-{inputs}.npz"
-        np.savez(path, mu=np.zeros(inputs), sd=np.ones(inputs), w1=w1[:, :inputs],
-                 b1=np.zeros(2), w2=np.array(w2), b2=np.float32(0), hi=np.float32(hi),
-                 lo=np.float32(lo), kind=np.int8(kind))
+        np.savez(
+            path,
+            mu=np.zeros(inputs),
+            sd=np.ones(inputs),
+            w1=w1[:, :inputs],
+            b1=np.zeros(2),
+            w2=np.array(w2),
+            b2=np.float32(0),
+            hi=np.float32(hi),
+            lo=np.float32(lo),
+            kind=np.int8(kind),
+        )
         return lineup_for(f"search-v3:belief_kind={kind},belief_path={path}")
 
     one = belief(tmp_path, 1, [-2.0, 0.0], 0.0, -8.0)
@@ -220,7 +229,10 @@ def test_the_chains_knob_draws_a_race_s_worlds_from_several_chains():
     plain = simulate_hands("standard", bots, 17, 3, level="random").to_pandas()
     _guided_search._infer_counts(reset=True)
     three = simulate_hands(
-        "standard", ("search-v3:k=16,cands=4,infer=46,chains=3", "expert") * 2, 17, 3,
+        "standard",
+        ("search-v3:k=16,cands=4,infer=46,chains=3", "expert") * 2,
+        17,
+        3,
         level="random",
     ).to_pandas()
     c = _guided_search._infer_counts(reset=True)

@@ -12,12 +12,8 @@ dependency), a ``cimport`` or an ``import``."""
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 from pathlib import Path
-
-import pytest
-
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PKG = SRC / "fastsheng"

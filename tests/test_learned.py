@@ -23,7 +23,11 @@ NAME = "learned-v1"
 def test_the_name_is_a_frozen_bot_with_its_model():
     assert B.resolve_bot(NAME) == NAME and NAME in B.BOTS and B.is_builtin(NAME)
     spec = B.bot_spec(NAME)
-    assert (type(spec).__name__, spec.row, spec.searches) == ("LearnedSpec", B.BOT_INDEX[NAME], False)
+    assert (type(spec).__name__, spec.row, spec.searches) == (
+        "LearnedSpec",
+        B.BOT_INDEX[NAME],
+        False,
+    )
     assert LEARNED_MODELS[NAME].file.endswith(".npz")
 
 

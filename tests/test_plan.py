@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from fastsheng.bots.names import resolve_bot
 from fastsheng.engine.hands import trace_hand
 from fastsheng.engine.plan import BatchPlan, Mode, Trace
-from fastsheng.bots.names import resolve_bot
 from fastsheng.rules import Rules
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from botcheck import same_decisions_in_worlds
 
-from fastsheng.bots import _search
 from fastsheng.apps import cli
+from fastsheng.bots import _search
 from fastsheng.bots import names as B
 from fastsheng.engine.agents import BuiltinBot, is_python_bot
 from fastsheng.engine.game import Game

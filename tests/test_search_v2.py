@@ -11,7 +11,6 @@ import time
 import pytest
 from botcheck import play_digest, same_decisions_in_worlds
 
-from fastsheng.bots import _search
 from fastsheng.apps import cli
 from fastsheng.bots import names as B
 from fastsheng.engine.hands import play_batch, profile_batch, simulate_hands
@@ -29,12 +28,17 @@ def test_names_resolve_and_carry_their_version():
     # each family is its own spec; the C seat gets its settings as plain fields
     v2 = B.bot_spec(B.resolve_bot("search-v2:k=5,cands=3"))
     assert (type(v2).__name__, v2.row, v2.k, v2.cands) == (
-        "SearchV2Spec", B.BOT_INDEX["expert-v3"], 5, 3
+        "SearchV2Spec",
+        B.BOT_INDEX["expert-v3"],
+        5,
+        3,
     )
     assert v2.core_fields()["family"] == 2 and v2.core_fields()["k0"] == 4
     v1 = B.bot_spec(B.resolve_bot("search:k=5,cands=3"))
     assert (type(v1).__name__, v1.row, v1.core_fields()["family"]) == (
-        "SearchSpec", B.BOT_INDEX["expert-v3"], 1
+        "SearchSpec",
+        B.BOT_INDEX["expert-v3"],
+        1,
     )
     assert "search-v2" in B.BOTS and "search" in B.BOTS
     assert B.split_bots("search-v2:k=8,cands=4,expert") == ["search-v2:k=8,cands=4", "expert"]

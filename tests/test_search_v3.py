@@ -13,10 +13,10 @@ import time
 import pytest
 from botcheck import play_digest, same_decisions_in_worlds
 
-from fastsheng.bots import _guided_search
-from fastsheng.bots.lineup import make_lineup
 from fastsheng.apps import cli
+from fastsheng.bots import _guided_search
 from fastsheng.bots import names as B
+from fastsheng.bots.lineup import make_lineup
 from fastsheng.engine.hands import play_batch, profile_batch, simulate_hands
 from fastsheng.studies import stats
 from fastsheng.studies.ladder import pair_outcome

@@ -4,8 +4,9 @@
 `run_batch` plays a batch of hands (or matches) with one RNG stream: shuffle, deal card by card
 with calls after every card, the no-call fallback, the kitty and its burial, 炒底, the tricks
 (throws checked against the real hands, penalties, the barred partner), the kitty bonus, the
-level table, the next dealer and the match rules. Every decision is a bot's (fastsheng.bots._heuristic).
-Results go into preallocated rows (fastsheng.engine.hands owns the arrays).
+level table, the next dealer and the match rules. Every decision is a bot's
+(fastsheng.bots._heuristic). Results go into preallocated rows (fastsheng.engine.hands owns the
+arrays).
 """
 
 # The hot loops count bits all the time: on x86-64 use the POPCNT instruction (every x86-64 CPU
@@ -37,21 +38,22 @@ cdef inline double now() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 from fastsheng._bitboard cimport (
-    BIG_JOKER, SMALL_JOKER, hand_add_card, hand_contains, hand_count, hand_empty, hand_equal, hand_mask,
+    SMALL_JOKER, hand_add_card, hand_contains, hand_count, hand_empty, hand_equal, hand_mask,
     hand_minus, hand_t, hand_union, lsb, popcount, u64, u8,
 )
 from fastsheng.bots._heuristic cimport (
-    BOT_EXPERT1, bot_bury, bots_prepare, count_tractors, points_of, bot_declare, bot_follow, bot_lead,
+    bot_bury, bots_prepare, count_tractors, points_of, bot_declare, bot_follow, bot_lead,
 )
 from fastsheng._table cimport table_t, trick_add, trick_start, trick_t
 from fastsheng._core cimport (
-    ND_KITTY1, ND_KITTY3, ND_KITTY3_SKIP, ND_NO_TRUMP, ND_FLIP_LEVEL, ND_RANDOM_KITTY, H1_FINAL, H1_FIRST, OAB_YES, OAB_IF_DECLARED, CLOSES_DEAL, BONUS_LEVEL, BONUS_STAKE, PEN_PER_CARD, PEN_FLAT, PEN_HALF_STAKE, TIE_DEALER,
-    FOLLOW_SUIT, KIND_THROW, KIND_TRACTOR, MAXUNITS, NO_TRUMP, TRUMP, ctx_init, follow_ok, hand_points,
-    kitty_mult, lead_shape, level_change, rules_t, shape_t, split_units, throw_check,
-    throw_penalty_points, trick_winner, unit_t,
+    ND_KITTY1, ND_KITTY3, ND_KITTY3_SKIP, ND_NO_TRUMP, ND_FLIP_LEVEL, H1_FINAL, H1_FIRST, OAB_YES,
+    OAB_IF_DECLARED, CLOSES_DEAL, BONUS_LEVEL, BONUS_STAKE, PEN_HALF_STAKE, TIE_DEALER,
+    FOLLOW_SUIT, KIND_THROW, NO_TRUMP, TRUMP, ctx_init, follow_ok, hand_points,
+    kitty_mult, lead_shape, level_change, rules_t, throw_check,
+    throw_penalty_points, trick_winner,
 )
 from fastsheng._declare cimport (
-    DECL_NONE, DECL_OVERCALL, NSHOWCODES, SEAT_NONE, decl_kitty, decl_reset, decl_t, decl_trump, show_apply,
+    DECL_NONE, DECL_OVERCALL, NSHOWCODES, decl_kitty, decl_reset, decl_trump, show_apply,
     show_code_denom, show_code_kind, show_hand, show_ok, shows_available,
 )
 from fastsheng._rng cimport (
@@ -134,7 +136,8 @@ cdef int ask_prepare(game_t* g, int seat) noexcept nogil:
     return n
 
 
-cdef int ask_finish(game_t* g, int seat, int choice, int after_burial, int total_dealt) noexcept nogil:
+cdef int ask_finish(game_t* g, int seat, int choice, int after_burial,
+                    int total_dealt) noexcept nogil:
     """Apply `seat`'s choice among the prepared shows (-1: pass). Returns the action."""
     cdef int kind, denom, act
     cdef hand_t cards
@@ -527,7 +530,8 @@ cdef void deal_features(game_t* g, hand_row_t* row) noexcept nogil:
         row.level_cards[s] = <u8>hand_count(hand_mask(g.dealt[s], lv))
 
 
-cdef void hand_begin(game_t* g, int level, int dealer, int first_hand, hand_row_t* row) noexcept nogil:
+cdef void hand_begin(game_t* g, int level, int dealer, int first_hand,
+                     hand_row_t* row) noexcept nogil:
     """Start a hand. `dealer`: the dealer of a later hand, or the seat dealt first in hand 1."""
     if g.b.profile:
         g.t0 = now()
@@ -732,8 +736,8 @@ cdef int run_follow(game_t* g) noexcept nogil:
 
 cdef int climb(const rules_t* r, int rank, int n, int won) noexcept nogil:
     """`rank` moved up n levels, stopping at the end rank and at unplayed must-play ranks."""
-    cdef int i
-    for i in range(n):
+    cdef int _i
+    for _i in range(n):
         if rank >= r.end_rank:
             break
         if (r.must_play_mask >> rank) & 1 and not (won >> rank) & 1:
@@ -1162,7 +1166,7 @@ def _rng_draws(state, unsigned long long bound, int n, bint jump=False):
     """n draws of the core's RNG from a 4-word state: raw 64-bit words (bound 0) or uniform
     integers below `bound` (tests pin the generator against a plain-Python xoshiro256**)."""
     cdef rng_t r
-    cdef int i
+    cdef int _i
     r.s[0] = state[0]
     r.s[1] = state[1]
     r.s[2] = state[2]
@@ -1170,6 +1174,6 @@ def _rng_draws(state, unsigned long long bound, int n, bint jump=False):
     if jump:
         rng_jump(&r)
     out = []
-    for i in range(n):
+    for _i in range(n):
         out.append(rng_next(&r) if bound == 0 else fs_rng_below(&r, bound))
     return out

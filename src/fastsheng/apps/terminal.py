@@ -19,10 +19,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from fastsheng.bots.names import is_builtin, resolve_bot, split_bots
 from fastsheng.cards import RANKS, format_cards, parse_cards
 from fastsheng.engine.checks import core_level
 from fastsheng.engine.game import Action, Game
-from fastsheng.bots.names import is_builtin, resolve_bot, split_bots
 from fastsheng.engine.traces import format_trace
 from fastsheng.errors import FastshengError, IllegalPlay
 from fastsheng.rules import Rules

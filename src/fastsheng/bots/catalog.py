@@ -44,7 +44,9 @@ LEARNED_MODELS = {
 # the learned beliefs of search-v3's inference (`belief` value -> its model; training/
 # train_belief.py): a model of when a player leaves the base bot's play
 BELIEF_MODELS = {
-    1: ModelFile("belief-v1.npz", "4df93e9d872152cbc79df86df76ec0c7fce319e16957986c9e112d60edbec211"),
+    1: ModelFile(
+        "belief-v1.npz", "4df93e9d872152cbc79df86df76ec0c7fce319e16957986c9e112d60edbec211"
+    ),
 }
 
 # the per-card beliefs (`cards` value -> its model and the power its probabilities weigh the

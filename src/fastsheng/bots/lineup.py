@@ -29,7 +29,7 @@ def _package_file(name: str) -> str:
     return str(files("fastsheng.bots") / "models" / name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _shipped(kind: type, file: str, sha256: str, keys: tuple[str, ...], what: str):
     return _model(kind, read_checked(_package_file(file), sha256, keys, what), file, what)
 

@@ -108,7 +108,11 @@ def _base_row(bot: str, value: str) -> str:
     if base.startswith("_") or search_family(base):
         raise ValueError(f"bot {bot!r}: base must be a built-in bot other than search")
     if base not in BOT_INDEX:
-        known = ", ".join(n for n in (*ALIASES, *BOT_INDEX) if n[0] != "_" and n in ALIASES or n in BOT_INDEX and n[0] != "_")
+        known = ", ".join(
+            n
+            for n in (*ALIASES, *BOT_INDEX)
+            if n[0] != "_" and n in ALIASES or n in BOT_INDEX and n[0] != "_"
+        )
         raise ValueError(f"unknown bot {value!r}; a base is one of {known}")
     return base
 
@@ -125,7 +129,12 @@ class BotSpec:
     def settings(cls) -> tuple[Setting, ...]:
         """The family's settings, in the order a name spells them."""
         return tuple(
-            Setting(f.name, _TYPES[f.type] if isinstance(f.type, str) else f.type, f.default, **f.metadata)
+            Setting(
+                f.name,
+                _TYPES[f.type] if isinstance(f.type, str) else f.type,
+                f.default,
+                **f.metadata,
+            )
             for f in dataclasses.fields(cls)
         )
 
@@ -256,6 +265,15 @@ class _Search(BotSpec):
         return out
 
 
+def _later(default: Any, doc: str, lo: float, hi: float) -> Any:
+    """A search-v3 parameter published after its first names: spelled only when set."""
+    return setting(default, doc, lo=lo, hi=hi, shown="changed")
+
+
+def _research(default: Any, doc: str, lo: float | None = None, hi: float | None = None) -> Any:
+    return setting(default, doc, lo=lo, hi=hi, shown="changed", research=True)
+
+
 @dataclass(frozen=True)
 class SearchSpec(_Search):
     """`search` (frozen): every candidate played out over k worlds with the base bot."""
@@ -265,9 +283,7 @@ class SearchSpec(_Search):
     k: int = setting(32, "worlds each candidate is played out in", lo=1, hi=1024)
     cands: int = setting(8, "candidate plays compared", lo=1, hi=32)
     base: str = setting("expert-v3", "the bot that plays the playouts and what is not searched")
-    z: float = setting(
-        1.0, "the gate, in standard errors of the gain", lo=0, hi=10, shown="changed", research=True
-    )
+    z: float = _research(1.0, "the gate, in standard errors of the gain", 0, 10)
 
     def core_fields(self) -> dict[str, Any]:
         out = super().core_fields()
@@ -284,40 +300,19 @@ class SearchV2Spec(_Search):
     k: int = setting(32, "worlds of a race at most", lo=1, hi=1024)
     cands: int = setting(8, "candidate plays compared", lo=1, hi=32)
     base: str = setting("expert-v3", "the bot that plays the playouts and what is not searched")
-    k0: int = setting(4, "worlds of the first round", lo=1, hi=4096, shown="changed", research=True)
-    early: int = setting(
-        0, "tricks before this one race k / early_div worlds", lo=0, hi=32, shown="changed",
-        research=True,
-    )
-    early_div: int = setting(4, "see early", lo=1, hi=64, shown="changed", research=True)
-    k0_early: int = setting(
-        2, "the first round's worlds before `early`", lo=1, hi=4096, shown="changed", research=True
-    )
-    late: int = setting(
-        99, "tricks from this one race k x late_mul worlds", lo=0, hi=99, shown="changed",
-        research=True,
-    )
-    late_mul: int = setting(2, "see late", lo=1, hi=64, shown="changed", research=True)
-    confirm: int = setting(
-        0, "1/confirm of the race's worlds, fresh, confirm the winner (0: off)", lo=0, hi=64,
-        shown="changed", research=True,
-    )
-    consistent: int = setting(
-        1, "worlds honouring every public fact (0: the frozen sampler's)", lo=0, hi=1,
-        shown="changed", research=True,
-    )
-    tries: int = setting(
-        64, "rejection tries per world", lo=1, hi=4096, shown="changed", research=True
-    )
-    halve: int = setting(
-        1, "keep the better half of the candidates each round", lo=0, hi=1, shown="changed",
-        research=True,
-    )
-    z: float = setting(1.0, "the gate, in standard errors", lo=0, hi=10, shown="changed", research=True)
-    zdrop: float = setting(
-        1.0, "dropped when off course to clear the gate", lo=0, hi=10, shown="changed",
-        research=True,
-    )
+    # research settings (their published values)
+    k0: int = _research(4, "worlds of the first round", 1, 4096)
+    early: int = _research(0, "tricks before this one race k / early_div worlds", 0, 32)
+    early_div: int = _research(4, "see early", 1, 64)
+    k0_early: int = _research(2, "the first round's worlds before `early`", 1, 4096)
+    late: int = _research(99, "tricks from this one race k x late_mul worlds", 0, 99)
+    late_mul: int = _research(2, "see late", 1, 64)
+    confirm: int = _research(0, "1/confirm of the race's worlds, fresh, confirm the winner", 0, 64)
+    consistent: int = _research(1, "worlds honouring every public fact (0: the old sampler)", 0, 1)
+    tries: int = _research(64, "rejection tries per world", 1, 4096)
+    halve: int = _research(1, "keep the better half of the candidates each round", 0, 1)
+    z: float = _research(1.0, "the gate, in standard errors", 0, 10)
+    zdrop: float = _research(1.0, "dropped when off course to clear the gate", 0, 10)
 
     def core_fields(self) -> dict[str, Any]:
         out = super().core_fields()
@@ -326,15 +321,6 @@ class SearchV2Spec(_Search):
         for f in ("consistent", "tries", "halve", "z", "zdrop"):
             out[f] = getattr(self, f)
         return out
-
-
-def _later(default: Any, doc: str, lo: float, hi: float) -> Any:
-    """A search-v3 parameter published after its first names: spelled only when set."""
-    return setting(default, doc, lo=lo, hi=hi, shown="changed")
-
-
-def _research(default: Any, doc: str, lo: float | None = None, hi: float | None = None) -> Any:
-    return setting(default, doc, lo=lo, hi=hi, shown="changed", research=True)
 
 
 @dataclass(frozen=True)
@@ -368,7 +354,9 @@ class GuidedSearchSpec(_Search):
     k0: int = _research(4, "worlds of a race's first round", 1, 4096)
     z: float = _research(1.0, "the gate, in standard errors, when gate=10", 0, 10)
     zdrop: float = _research(1.0, "dropped when off course to clear the gate at k worlds", 0, 10)
-    maker: int = _research(1, "one world dealer per race (0: each world dealt alone, the same)", 0, 1)
+    maker: int = _research(
+        1, "one world dealer per race (0: each world dealt alone, the same)", 0, 1
+    )
     steps: int = _research(20, "the chain's steps between two worlds", 1, 100_000)
     burn: int = _research(400, "the chain's steps before its first world", 0, 1_000_000)
     oracle: int = _research(0, "1: every race plays on the real deal (a cheat, analysis)", 0, 1)
@@ -379,7 +367,9 @@ class GuidedSearchSpec(_Search):
     belief_path: str = _research("", "a belief model file (.npz) in place of the shipped one")
     lam: float = _research(0.0, "the per-card belief's power (0: the shipped model's)", 0, 100)
     cards_path: str = _research("", "a per-card model file (.npz) in place of the shipped one")
-    play: int = _research(1, "0: a burial- or call-searching seat leads and follows as its base", 0, 1)
+    play: int = _research(
+        1, "0: a burial- or call-searching seat leads and follows as its base", 0, 1
+    )
     bury_kmul: int = _research(4, "the burial's worlds: k x bury_kmul", 1, 64)
     bury_maxw: int = _research(128, "the burial's worlds at most", 1, 4096)
     bury_rules: int = _research(1, "the named swaps among the burial's candidates", 0, 1)
@@ -510,8 +500,7 @@ def bot_spec(name: str) -> BotSpec:
         if not eq or f not in fields:
             published = ", ".join(f"{s}=" for s in fields if not fields[s].research)
             raise ValueError(
-                f"bot {name!r}: parameters are {published} (e.g. search:k=32,cands=8), "
-                f"not {item!r}"
+                f"bot {name!r}: parameters are {published} (e.g. search:k=32,cands=8), not {item!r}"
             )
         value = value.strip()
         given[f] = value if f.endswith("_path") else value.lower()

@@ -15,8 +15,6 @@ import random
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from fastsheng.engine.game import Action
-from fastsheng.engine.observation import Observation
 from fastsheng.bots.names import (
     PY_RANDOM,
     BotRef,
@@ -25,6 +23,8 @@ from fastsheng.bots.names import (
     is_python_bot,
     resolve_bot,
 )
+from fastsheng.engine.game import Action
+from fastsheng.engine.observation import Observation
 from fastsheng.errors import BotError
 from fastsheng.rules import Rules
 

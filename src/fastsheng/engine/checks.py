@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fastsheng.cards import RANKS, parse_level
 from fastsheng.bots.names import resolve_bots
+from fastsheng.cards import RANKS, parse_level
 from fastsheng.rules import Rules, get_rules
 
 __all__ = ["as_rules", "as_bots", "core_level", "seed_state", "positive"]

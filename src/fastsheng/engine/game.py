@@ -15,7 +15,6 @@ by the "done" action. Declaring is always offered whole.
 from __future__ import annotations
 
 import functools
-
 import random
 from collections.abc import Sequence
 from functools import lru_cache
@@ -24,6 +23,8 @@ from typing import Any
 import numpy as np
 
 from fastsheng import _state
+from fastsheng.bots.lineup import lineup_for
+from fastsheng.bots.names import BOT_INDEX, is_builtin, resolve_bot
 from fastsheng.cards import RANKS, as_code, as_codes, format_cards
 from fastsheng.engine.actions import DECISION_KINDS, Action, card_action, make_action
 from fastsheng.engine.checks import as_rules, core_level, positive, seed_state
@@ -36,8 +37,6 @@ from fastsheng.engine.observation import (
 )
 from fastsheng.engine.positions import play_tricks, start_position
 from fastsheng.engine.refusals import card_refusal, play_refusal, show_refusal
-from fastsheng.bots.lineup import lineup_for
-from fastsheng.bots.names import BOT_INDEX, is_builtin, resolve_bot
 from fastsheng.engine.schema import HAND_DTYPE, hands_table
 from fastsheng.engine.traces import decode_trace
 from fastsheng.errors import IllegalPlay
@@ -61,8 +60,6 @@ def check_seed(seed: object) -> int:
     return int(seed)
 
 
-
-
 @functools.lru_cache(maxsize=256)
 def _c_bot(name: str):
     """bot_action's name -> (the C bot it resolves to, that bot's line-up at every seat);
@@ -71,6 +68,8 @@ def _c_bot(name: str):
     if not is_builtin(resolved):
         raise ValueError(f"{name!r} is not a built-in C bot")
     return resolved, lineup_for(resolved)
+
+
 MAX_TRIES = _state.MAX_TRIES_  # rejection proposals of sample_world before its fallback
 
 

@@ -23,9 +23,9 @@ import numpy as np
 import pyarrow as pa
 
 from fastsheng import _game
-from fastsheng.cards import RANKS
 from fastsheng.bots.lineup import make_lineup
 from fastsheng.bots.names import BOTS
+from fastsheng.cards import RANKS
 from fastsheng.engine.plan import BatchPlan, Mode, Trace
 from fastsheng.rules import Rules
 

@@ -16,9 +16,9 @@ import numpy as np
 import pyarrow as pa
 
 from fastsheng.bots import _features, _labels
-from fastsheng.engine.checks import as_rules, core_level, seed_state
 from fastsheng.bots.lineup import make_lineup
 from fastsheng.bots.names import bot_spec, resolve_bots
+from fastsheng.engine.checks import as_rules, core_level, seed_state
 from fastsheng.engine.schema import HAND_DTYPE
 
 __all__ = ["FEATURES", "LABEL_COLUMNS", "label_batch", "label_tensors"]

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from fastsheng import _game
-from fastsheng.cards import parse_level
-from fastsheng.engine.checks import as_bots, as_rules, core_level, positive, seed_state
 from fastsheng.bots.names import is_python_bot
 from fastsheng.bots.spec import BotSpec, HeuristicSpec, bot_spec
+from fastsheng.cards import parse_level
+from fastsheng.engine.checks import as_bots, as_rules, core_level, positive, seed_state
 from fastsheng.engine.schema import BOT_STREAMS
 from fastsheng.rules import Rules
 

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from fastsheng import _state
+from fastsheng.bots.names import BOT_INDEX
 from fastsheng.cards import as_codes, format_cards
 from fastsheng.engine.checks import core_level
-from fastsheng.bots.names import BOT_INDEX
 from fastsheng.rules import Rules
 
 __all__ = ["SUIT_TRUMP", "play_tricks", "position_stream", "start_position"]

@@ -17,12 +17,12 @@ from typing import Any
 import numpy as np
 
 from fastsheng import _state
+from fastsheng.bots.names import is_python_bot
 from fastsheng.cards import as_codes, format_cards
 from fastsheng.engine.agents import bot as make_bot
 from fastsheng.engine.agents import describe_failure
 from fastsheng.engine.game import Action, Game
 from fastsheng.engine.plan import BatchPlan, Mode, Trace
-from fastsheng.bots.names import is_python_bot
 from fastsheng.errors import BotError, IllegalPlay
 from fastsheng.rules import Rules
 

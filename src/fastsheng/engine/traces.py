@@ -7,8 +7,8 @@ from typing import Any
 import pyarrow as pa
 
 from fastsheng import _game
-from fastsheng.cards import SUITS, format_cards
 from fastsheng.bots.names import split_bots
+from fastsheng.cards import SUITS, format_cards
 from fastsheng.engine.schema import ACTION_NAMES, SIDE_NAMES, TRUMP_SET_NAMES
 
 __all__ = ["decode_trace", "decode_traces", "format_trace"]

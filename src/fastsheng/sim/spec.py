@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fastsheng.cards import parse_level
 from fastsheng.bots.names import resolve_bots
+from fastsheng.cards import parse_level
 from fastsheng.sim.limits import check_size, n_batches
 
 __all__ = [

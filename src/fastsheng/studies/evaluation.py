@@ -39,8 +39,8 @@ def evaluate(
     paired deals. Returns the ladder's pair row (``x``, ``y``, ``deals``, ``net``, ``net_lo``,
     ``net_hi``, ``won``, ``won_lo``, ``won_hi``, ``warning``) plus ``per_deal_net`` and
     ``per_deal_won`` (numpy arrays, one value per deal)."""
-    from fastsheng.engine.hands import simulate_hands
     from fastsheng.bots.names import resolve_bot
+    from fastsheng.engine.hands import simulate_hands
     from fastsheng.sim.runner import default_batch_size
     from fastsheng.studies.ladder import pair_outcome, pair_row
 

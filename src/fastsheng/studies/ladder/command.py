@@ -43,8 +43,8 @@ def ladder_command(
     import secrets
     import sys
 
-    from fastsheng.cards import parse_level
     from fastsheng.bots.names import split_bots
+    from fastsheng.cards import parse_level
     from fastsheng.rules import get_rules, rules_from_spec
     from fastsheng.sim import progress, runner
 
