@@ -1,5 +1,5 @@
-"""`learned-v1` (fastsheng.bots._learned) and its training labels (fastsheng.bots._labels): the name,
-legal and reproducible play, deciding from what its seat may know, the model checked by its
+"""`learned-v1` (fastsheng.bots._learned) and its training labels (fastsheng.bots._labels): the
+name, legal and reproducible play, deciding from what its seat may know, the model checked by its
 hash, and the label table (its columns, the search's values per candidate, reproducible).
 Digests freezing its play are in tests/test_bot_versions.py; the step API playing it as the
 simulator does, in tests/test_bot_contract.py."""
