@@ -3,9 +3,10 @@
 Question: what does searching the calls (declare, reinforce, overcall, 炒底) gain over the base
 bot's own calls, how does it move who sets the trump and its length, and at what CPU cost?
 
-Method: X = `search-v3:k=K,cands=8,base=BASE,call=1` with its play search off
-(fastsheng.bots._bury_search._bury_tune(play=0): a call-searching seat leads, follows and buries as
-BASE), so X differs from Y = BASE only in its calls. Each deal is played twice (RULES, random
+Method: X = `search-v3:k=K,cands=8,base=BASE,call=1` with its play search off (the research
+setting `play=0`: a call-searching seat leads, follows and buries as BASE; `call_every` and
+`call_z` set which questions it searches and its gate, `played_name`), so X differs from Y = BASE
+only in its calls. Each deal is played twice (RULES, random
 levels), X at seats 0/2 then the seats swapped; net levels per hand per deal as in
 research/search_strength.py (fastsheng.studies.ladder.pair_outcome), t interval over deals. The
 call figures compare, deal by deal, X's side in one seating with Y's side in the other (the same
@@ -28,7 +29,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from fastsheng.bots import _bury_search, _call_search
+from fastsheng.bots import _call_search, bot_spec
 from fastsheng.studies import stats
 from fastsheng.studies.ladder import pair_outcome
 from research.common import iv, timed_hands
@@ -36,6 +37,13 @@ from research.common import iv, timed_hands
 
 def name_of(base: str, k: int) -> str:
     return f"search-v3:k={k},cands=8,base={base},call=1"
+
+
+def played_name(base: str, k: int, every: int = 0, z: float | None = None) -> str:
+    """X as it plays: name_of's with its play search off, every question searched when
+    `every`, and the calls' gate `z` (None: the published one)."""
+    x = f"{name_of(base, k)},play=0,call_every={every}"
+    return x if z is None else f"{x},call_z={z}"
 
 
 def _side_figures(h: pd.DataFrame, team: int) -> tuple[np.ndarray, np.ndarray]:
@@ -56,32 +64,26 @@ def measure(
     z: float | None = None,
 ):
     """The figures of the module docstring for X = name_of(base, k) vs base."""
-    x, y = name_of(base, k), base
-    old_play = _bury_search._bury_tune(play=0)
-    old_call = _call_search._call_tune(every=every, z=z)
-    knobs = _call_search._call_tune()
+    x, y = played_name(base, k, every, z), base
+    spec = bot_spec(x)
     _call_search._call_counts(reset=True)
-    try:
-        nets, cpu_x, cpu_y = [], 0.0, 0.0
-        called_x, called_y, trumps_x, trumps_y = [], [], [], []
-        for seed in seeds:
-            a, ca = timed_hands(rules, (x, y, x, y), seed, n)
-            b, cb = timed_hands(rules, (y, x, y, x), seed, n)
-            cpu_x += ca + cb
-            cpu_y += timed_hands(rules, y, seed, n)[1] * 2
-            nets.append(pair_outcome(x, y, a, b).net)
-            # X is team 0 in a, team 1 in b; Y's side in the other seating holds the same seats
-            for h_x, h_y, team in ((a, b, 0), (b, a, 1)):
-                cx, tx = _side_figures(h_x, team)
-                cy, ty = _side_figures(h_y, team)
-                called_x.append(cx)
-                called_y.append(cy)
-                trumps_x.append(tx)
-                trumps_y.append(ty)
-        counts = _call_search._call_counts()
-    finally:
-        _call_search._call_tune(**old_call)
-        _bury_search._bury_tune(**old_play)
+    nets, cpu_x, cpu_y = [], 0.0, 0.0
+    called_x, called_y, trumps_x, trumps_y = [], [], [], []
+    for seed in seeds:
+        a, ca = timed_hands(rules, (x, y, x, y), seed, n)
+        b, cb = timed_hands(rules, (y, x, y, x), seed, n)
+        cpu_x += ca + cb
+        cpu_y += timed_hands(rules, y, seed, n)[1] * 2
+        nets.append(pair_outcome(x, y, a, b).net)
+        # X is team 0 in a, team 1 in b; Y's side in the other seating holds the same seats
+        for h_x, h_y, team in ((a, b, 0), (b, a, 1)):
+            cx, tx = _side_figures(h_x, team)
+            cy, ty = _side_figures(h_y, team)
+            called_x.append(cx)
+            called_y.append(cy)
+            trumps_x.append(tx)
+            trumps_y.append(ty)
+    counts = _call_search._call_counts()
     figures = {}
     for key, fx, fy in (
         ("the side set the final trump", called_x, called_y),
@@ -91,7 +93,8 @@ def measure(
         figures[key] = tuple(stats.mean_t(v, step=None) for v in (fx, fy, fx - fy))
     hands = 2 * n * len(seeds)
     return {
-        "x": x,
+        "x": name_of(base, k),
+        "played": x,
         "y": y,
         "rules": rules,
         "deals": n * len(seeds),
@@ -99,8 +102,8 @@ def measure(
         "counts": counts,
         "figures": figures,
         "ms_per_hand": 1000 * (cpu_x - cpu_y) / hands,
-        "worlds": min(k * knobs["kmul"], knobs["maxw"]),
-        "z": knobs["z"],
+        "worlds": min(k * spec.call_kmul, spec.call_maxw),
+        "z": spec.call_z,
     }
 
 
@@ -122,6 +125,9 @@ def report(m: dict, seeds) -> None:
 
 
 def main(argv: list[str]) -> None:
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return
     base = argv[0] if len(argv) > 0 else "expert-v3"
     n = int(float(argv[1])) if len(argv) > 1 else 4000
     seeds = [int(s) for s in argv[2].split(",")] if len(argv) > 2 else [2024]

@@ -187,6 +187,9 @@ def with_knobs(name: str, k: dict) -> str:
 
 
 def main(argv: list[str]) -> None:
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return
     what = argv[0] if argv else "fit"
     if what == "fit":
         # a knob is KEY=VALUE; a bot name may hold "=" too, after its ":" (search:k=32)

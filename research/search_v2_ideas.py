@@ -73,6 +73,9 @@ def per_deal(x: str, n: int, seed: int) -> tuple[np.ndarray, float]:
 
 
 def main(argv: list[str]) -> None:
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return
     n = int(float(argv[0])) if argv else 600
     seed = int(argv[1]) if len(argv) > 1 else 2024
     names = argv[2:] or list(VARIANTS)

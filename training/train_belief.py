@@ -213,8 +213,11 @@ def belief_setting(model: str) -> str:
     """The research settings of a search-v3 name that read the play by MODEL (a file of `fit`)
     in place of the shipped belief: ``belief_path=MODEL,belief_kind=K``, K the file's kind
     (its chain reads it only with ``infer=N``)."""
-    with np.load(model) as z:
-        kind = int(z["kind"])
+    try:
+        with np.load(model) as z:
+            kind = int(z["kind"])
+    except (OSError, KeyError, ValueError) as e:
+        sys.exit(f"error: belief {model}: cannot read its kind ({e})")
     if kind not in (1, 2):
         sys.exit(f"error: {model}: belief kind {kind}, not 1 or 2")
     return f"belief_path={model},belief_kind={kind}"
