@@ -1,6 +1,6 @@
 """The newest expert's speed against expert-v1, as a ratio measured in one run (docs/bots.md,
 "Speed"). Hands per CPU second of `expert` and `expert-v1`, interleaved, best of 3 batches each;
-the gate is the ratio (>= 0.5, issue 9), since the machine is shared. Its realism figures are
+the gate is the ratio (>= 0.5), since the machine is shared. Its realism figures are
 printed by bench/bench_realism.py (every public bot, `expert` included).
 """
 

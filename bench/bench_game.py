@@ -1,4 +1,4 @@
-"""The step API's speed (docs/game.md), as ratios measured in one run (issue 8's targets):
+"""The step API's speed (docs/game.md), as ratios measured in one run, against two targets:
 
 (a) the built-in bots through the step API (``g.apply(g.bot_action(bot))`` until the hand is
     done) >= 5% of ``simulate_hands``' hands/s with the same bots, for random, basic and expert;

@@ -1,7 +1,7 @@
 """Hands per second of learned-v1 (docs/bots.md "learned-v1") against expert in the same run.
 
 All four seats, `standard`, random levels, one core; both figures are printed and go to the
-benchmark's extra_info. Issue 15 asks >= 2,000 hands/s, which at expert's 50,000-80,000 is a
+benchmark's extra_info. The aim is >= 2,000 hands/s, which at expert's 50,000-80,000 is a
 ratio of 25-40: the gate is the ratio, RATIO, measured in this one run (about 14x measured: the
 search's candidates, their features and the MLP at every free lead and follow).
 

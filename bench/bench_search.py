@@ -17,9 +17,10 @@ from __future__ import annotations
 from fastsheng.engine.hands import profile_batch
 
 HANDS = {8: 16, 32: 4, 128: 2}  # hands per measurement: about the same work for every K
-# search-v2 against search:k=32: about 2.5-3x measured; target (a) of issue 14 asks 10x (not met)
+# search-v2 against search:k=32: about 2.5-3x measured; the aim, as strong as search:k=32 at a
+# tenth of its cost, asks 10x (not met)
 V2_RATIO = 2
-# search-v3 against search:k=32 (target (a) of issue 14 asks 10x; docs/bots.md "search-v3"):
+# search-v3 against search:k=32 (that aim asks 10x; docs/bots.md "search-v3"):
 # gated well below what it measures, the machine being shared
 V3_RATIO = 5
 
@@ -81,8 +82,8 @@ def test_search_v3_infer_hands_per_second(benchmark):
     assert 1.5 <= plain / infer <= 30, (plain, infer)
 
 
-# target (c)'s first name (docs/bots.md "A per-card belief") and the strongest, the same race
-# with its worlds from four chains (docs/bots.md "Four chains")
+# the first race built to be +0.05 over search:k=128 (docs/bots.md "A per-card belief") and
+# the strongest, the same race with its worlds from four chains (docs/bots.md "Four chains")
 ONE_CHAIN = "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1"
 STRONGEST = ONE_CHAIN + ",chains=4"
 

@@ -157,3 +157,46 @@ def test_two_seats_with_different_settings_each_play_as_alone():
             g.apply(g.bot_action(lineup[g.to_act]))
         got = {c: v for c, v in g.result().items() if c != "bots"}
         assert got == {c: v for c, v in row.items() if c != "bots"}, k
+
+
+@pytest.mark.parametrize("name", ["search-v3:k=8,k=16", "search:k=8,k=16", "search-v3:K=8,k=16"])
+def test_a_setting_given_twice_is_refused(name):
+    with pytest.raises(ValueError, match="k is given twice"):
+        bot_spec(name)
+
+
+def test_a_short_name_s_settings_give_way_to_the_names_own():
+    assert bot_spec("search-v4:k=8").k == 8
+    with pytest.raises(ValueError, match="k is given twice"):
+        bot_spec("search-v4:k=8,k=9")
+
+
+def test_a_base_that_is_not_a_built_in_bot_is_one_line():
+    with pytest.raises(ValueError, match="unknown bot 'hb:x'; a base is one of basic, expert,"):
+        bot_spec("search-v3:base=hb:X")
+    with pytest.raises(ValueError) as e:
+        bot_spec("search-v3:base=nope")
+    assert "search-v4" not in str(e.value)
+
+
+def test_a_damaged_model_is_refused_in_the_parent_before_any_batch(tmp_path, monkeypatch):
+    """sim's line-up check loads the models its C bots read: a damaged file is one error
+    naming it and what to do, before any worker starts."""
+    from fastsheng.bots import lineup
+    from fastsheng.bots.catalog import LEARNED_MODELS
+    from fastsheng.sim.spec import check_bots
+
+    shipped = lineup._package_file(LEARNED_MODELS["learned-v1"].file)
+    bad = tmp_path / LEARNED_MODELS["learned-v1"].file
+    bad.write_bytes(open(shipped, "rb").read()[:-1])
+    monkeypatch.setattr(lineup, "_package_file", lambda name: str(tmp_path / name))
+    lineup._shipped.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="damaged; reinstall fastsheng") as e:
+            check_bots(("learned-v1", "expert"))
+        assert "\n" not in str(e.value)
+        (tmp_path / LEARNED_MODELS["learned-v1"].file).unlink()
+        with pytest.raises(ValueError, match="cannot be read .*reinstall fastsheng"):
+            check_bots("search-v3")
+    finally:
+        lineup._shipped.cache_clear()

@@ -1,4 +1,4 @@
-"""Bring your own bot: a bot object or class wherever a name goes (issue 17), two-team
+"""Bring your own bot: a bot object or class wherever a name goes, two-team
 line-ups, and a bot that cannot reach a worker process refused in one line."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CLI friction of issue 17: preset summaries in `rules list`, flags whose help shows no value,
+"""CLI friction: preset summaries in `rules list`, flags whose help shows no value,
 a garbled run.json `stats` told in one line on --resume, Python-bot runs in smaller batches."""
 
 from __future__ import annotations

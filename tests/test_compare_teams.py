@@ -1,5 +1,5 @@
 """compare's team view (seat-swapped, as the ladder measures it), report's per-team split, and
-compare's friction: progress, folder names, a rerun with other options (issue 17)."""
+compare's friction: progress, folder names, a rerun with other options."""
 
 from __future__ import annotations
 

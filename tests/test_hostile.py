@@ -1,4 +1,4 @@
-"""Hostile cases of the open game (issue 17): stale or edited offers, garbage given as cards,
+"""Hostile cases of the open game: stale or edited offers, garbage given as cards,
 positions that are no deal, bots failing in every way, seeds of the wrong type, and the C loop
 left running with a signal pending. Each is refused in one line (or stopped), never trusted."""
 

@@ -467,13 +467,13 @@ def test_reading_the_burial_wins_over_reading_the_play_alone():
 
 @pytest.mark.slow
 def test_the_largest_race_with_four_chains_wins_over_search_k128():
-    """Target (c)'s strongest name, `search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,
-    belief=1,cards=1,chains=4`, against `search:k=128` over 300 paired deals (seats swapped,
-    seed 2251): the 95% interval above 0. A regression gate, not proof of (c): this seed was
-    measured before the gate was written (+0.067 [+0.017, +0.116]); over eight fresh seeds the
-    name is above +0.05 (docs/bots.md, "Four chains"). It replaced the gate of the same race with
-    one chain (seed 2131), which its frozen digests still hold, to keep the slow suite in CI's
-    budget. About 13 minutes of CPU."""
+    """The strongest of the races built to be +0.05 over `search:k=128`,
+    `search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1,chains=4`, against
+    `search:k=128` over 300 paired deals (seats swapped, seed 2251): the 95% interval above 0. A
+    regression gate, not proof of that +0.05: this seed was measured before the gate was written
+    (+0.067 [+0.017, +0.116]); over eight fresh seeds the name is above +0.05 (docs/bots.md, "Four
+    chains"). It replaced the gate of the same race with one chain (seed 2131), which its frozen
+    digests still hold, to keep the slow suite in CI's budget. About 13 minutes of CPU."""
     x = "search-v3:k=1024,close=31,early=0,top=7,infer=10,kitty=5,belief=1,cards=1,chains=4"
     net = paired_net(x, "search:k=128", (2251,), 300)
     assert net.lo > 0, net

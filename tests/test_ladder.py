@@ -347,7 +347,7 @@ def test_a_corrupt_pair_part_is_refused_not_read(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# Bot names as given, and small-n honesty (issue 17)
+# Bot names as given, and small-n honesty
 
 
 def test_cli_ladder_keeps_a_module_path_s_case(capsys, tmp_path, monkeypatch):
@@ -580,7 +580,7 @@ def test_rating_interval_covers_on_simulator_deals():
 
 def test_a_ladder_with_a_python_bot_gets_sims_smaller_batches():
     """The ladder's default batch size is sim's for the line-up: one batch of 10,000 hands of a
-    slow Python bot would sit on one worker (issue 17's friction)."""
+    slow Python bot would sit on one worker."""
     from fastsheng.sim.runner import DEFAULT_BATCH_SIZE, PYTHON_BATCH_SIZE
     from fastsheng.studies.ladder.command import _default_batch_size
 

@@ -1,5 +1,5 @@
-"""BatchPlan, the one description of a batch (issue 18 item 2): checked and normalised once, its
-mode and trace as enums, turned into the C loop's plain values in one place."""
+"""BatchPlan, the one description of a batch: checked and normalised once, its mode and trace
+as enums, turned into the C loop's plain values in one place."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The README's examples run as written and print what the README shows (issue 17).
+"""The README's examples run as written and print what the README shows.
 
 Python blocks are executed statement by statement in a scratch folder: an expression (or a
 ``print``) with a trailing comment must produce what the comment starts with (``# 25``,

@@ -281,7 +281,7 @@ def _check_report_against_raw(path: Path, rules) -> None:
             decides += with_b != without
             flips += with_b[0] != without[0]
         check_prop(kt["kitty_decides"], decides, n, "estimate")
-        # item 3 of issue 10: the share of the kitty-decided hands, as the label promises
+        # the share of the kitty-decided hands, as the label promises
         check_prop(kt["kitty_flips"], flips, decides, "estimate")
         assert "share of the kitty-decided hands" in kt["kitty_flips"]["metric"]
         # by the last trick's lead kind: capture probability and bonus per capture, both with
@@ -335,7 +335,7 @@ def _check_report_against_raw(path: Path, rules) -> None:
         oc = raw[col(raw, "overcalls")].to_numpy(int)
         check_prop(dec["at least one overcall|yes"], int((oc > 0).sum()), n)
     check_prop(dec["no-trump hand|yes"], int(nt.sum()), n)
-    # issue 10, item 9: who set the final trump and who buried the final kitty (after 炒底)
+    # who set the final trump and who buried the final kitty (after 炒底)
     for seat, question in (
         ("final_caller", "whose call set the final trump (last 炒底 overcaller, else declarer)"),
         ("burier", "who buried the final kitty"),
@@ -350,7 +350,7 @@ def _check_report_against_raw(path: Path, rules) -> None:
             )
             for role in np.unique(roles):
                 check_prop(dec[f"{question}|{role}"], int((roles == role).sum()), n)
-    # item 8: the levels actually climbed, beside the raw level-table value
+    # the levels actually climbed, beside the raw level-table value
     if "levels_climbed" in raw:
         climbed = raw["levels_climbed"].to_numpy(int)
         check_mean(head["signed_climbed"], np.where(dealer_won, climbed, -climbed), "estimate")
@@ -377,7 +377,7 @@ def test_report_tables_match_raw_parquet_real(real_run):
 
 
 def test_report_at_level_a_separates_table_value_from_levels_climbed(tmp_path):
-    """Item 8: at level A a dealer-side win records +1..+3 in the level table (column levels)
+    """At level A a dealer-side win records +1..+3 in the level table (column levels)
     but climbs nothing; the report shows both, each table saying which it uses."""
     if not _engine_available():
         pytest.skip("fastsheng.engine.hands (the engine) is not built yet")
@@ -834,7 +834,7 @@ def test_match_tables_match_raw_parquet(real_match_run):
     assert "matches as clusters" in row["interval"]
     # hand1_dealer = final: the first dealer is the hand-1 caller, and the label says so
     assert "calling strength" in m["first dealer's team wins the match"]["detail"]
-    # win probability by level (issue 10, item 2): one observation per decided match and level,
+    # win probability by level: one observation per decided match and level,
     # the match's first hand at that level, whichever team deals it; in plain Python
     win_of = dict(zip(mt["match_id"].tolist(), winner.tolist(), strict=True))
     seen, counts = set(), {}
@@ -927,11 +927,11 @@ def test_compare_matches_per_match_table(real_match_run, tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# issue 10: honest numbers
+# Honest numbers: shares, intervals, notices and labels that say what they measure
 
 
 def test_points_histogram_plots_shares_that_sum_to_one():
-    """Item 1: the histogram's bars are shares of hands per 5-point bin (summing to 1 per
+    """The histogram's bars are shares of hands per 5-point bin (summing to 1 per
     group), and the axis says so (it drew a density per point, 5x too low)."""
     from fastsheng.studies.report import plots
 
@@ -947,7 +947,7 @@ def test_points_histogram_plots_shares_that_sum_to_one():
 
 
 def test_intervals_stay_visible_when_shown():
-    """Item 4: no interval collapsed by rounding, no negative zero, tiny p-values as < 1e-15,
+    """No interval collapsed by rounding, no negative zero, tiny p-values as < 1e-15,
     MDE n/a where the paired SD is 0."""
     t = report.Table(
         "x",
@@ -977,7 +977,7 @@ def test_intervals_stay_visible_when_shown():
 
 
 def test_zero_failures_get_a_bound_not_zero_width():
-    """Item 4: 0 failed throws in many throws: the failure rate's interval is [0, Wilson upper],
+    """0 failed throws in many throws: the failure rate's interval is [0, Wilson upper],
     not [0, 0]."""
     from fastsheng.studies.report.metrics import METRICS, estimate_row
 
@@ -1015,7 +1015,7 @@ def simulated_pairs():
 
 @pytest.mark.parametrize("key,n", [("kitty_decides", 300), ("kitty_bonus", 300)])
 def test_paired_interval_covers_on_simulator_data_at_small_n(simulated_pairs, key, n):
-    """Item 5: many paired samples of n hands drawn from one big simulated comparison, whose
+    """Many paired samples of n hands drawn from one big simulated comparison, whose
     full-sample mean difference is the truth: compare's interval covers it (the percentile
     bootstrap it used covered 0.83 for "decided by the kitty" at n = 300)."""
     from fastsheng.studies import stats
@@ -1034,7 +1034,7 @@ def test_paired_interval_covers_on_simulator_data_at_small_n(simulated_pairs, ke
 
 
 def test_forest_plot_standardized_with_caveat(runs):
-    """Item 7: the forest plot draws standardized differences (difference / pooled SD), finite
+    """The forest plot draws standardized differences (difference / pooled SD), finite
     where B's mean is 0 or tiny, and carries the multiple-comparisons caveat."""
     from fastsheng.studies.report import plots
 
@@ -1076,7 +1076,7 @@ def fake_batch_other_dealer(rules, bots, seed, batch, size, **kw):
 
 
 def test_compare_deal_check_includes_the_dealer(runs, tmp_path):
-    """Item 10: compare's deal check looks at the dealer too (it compared first_seat only and
+    """Compare's deal check looks at the dealer too (it compared first_seat only and
     said 100% identical when 1.42% of the dealers differed)."""
     spec = RunSpec(
         rules=get_rules("standard"), bots=("basic",) * 4, seed=1, n=4000, batch_size=1000
@@ -1095,8 +1095,8 @@ def test_compare_deal_check_includes_the_dealer(runs, tmp_path):
 
 
 def test_notice_on_every_output(runs, tmp_path, capsys):
-    """Item 13's notice (from the dataset check): on the page, in the headline, in every CSV
-    and in report.json."""
+    """The incomplete-dataset notice (from the dataset check): on the page, in the headline, in
+    every CSV and in report.json."""
     notice = "incomplete: 3 of 4 batches"
     out = tmp_path / "rep"
     rep = report.report_command(runs["a"], out, notice=notice)
@@ -1141,7 +1141,7 @@ def test_adding_a_section_is_one_function(runs, tmp_path, monkeypatch):
 
 
 def test_report_page_states_the_conventions(runs, tmp_path):
-    """Item 8: hands mode's conventions and which level column each table uses are on the page."""
+    """Hands mode's conventions and which level column each table uses are on the page."""
     rep = report.report_command(runs["a"], tmp_path / "r", quiet=True)
     page = (tmp_path / "r" / "index.html").read_text()
     assert "random seat" in page and "later-hand rules" in page and "fixed by --level" in page

@@ -10,13 +10,12 @@ chain simply leave a gap in the keys, so no rule below needs to know about them.
 from libc.string cimport memset
 
 from fastsheng._bitboard cimport (
-    BB_FIVES, BB_TENS, BIG_JOKER, NCODES, SMALL_JOKER, hand_contains, hand_count, hand_empty,
+    BB_FIVES, BB_TENS, NCODES, SMALL_JOKER, hand_contains, hand_count, hand_empty,
     hand_equal, hand_mask, hand_minus, hand_t, lsb, msb, points_of, popcount, u64, u8,
 )
 
 from fastsheng.cards import RANKS, level_index
 from fastsheng.errors import IllegalPlay
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -86,15 +85,14 @@ cdef inline bint unit_before(const unit_t* a, const unit_t* b) noexcept nogil:
 
 
 cdef int split_units(const ctx_t* c, hand_t cards, unit_t* out) noexcept nogil:
-    cdef int n = 0, e, k, start, best_len, best_start, run, i, j, code
+    cdef int n = 0, e, k, best_len, best_start, run, i, j, code
     cdef int cnt[24]
-    cdef u64 avail, bb, tr_one
+    cdef u64 avail, bb
     cdef unit_t tmp
     for e in range(5):
         avail = cards.two & c.suit_bb[e]
         if not (cards.one & c.suit_bb[e]):
             continue
-        tr_one = 0
         if avail:
             pair_counts(c, e, cards, cnt)
             while True:
@@ -333,9 +331,8 @@ cdef int assign_units(const ctx_t* c, const shape_t* s, int e, hand_t x, int* ke
     remaining cards. Returns how many keys were written."""
     cdef int pc[24]
     cdef int cc[24]
-    cdef int n = 0, i, j, k, start, top, nk = c.nkeys[e]
+    cdef int n = 0, i, _i, k, start, top, nk = c.nkeys[e]
     cdef bint ok
-    cdef u64 rest
     for k in range(nk):
         pc[k] = popcount(x.two & c.key_bb[e][k])
         cc[k] = popcount(x.one & c.key_bb[e][k]) + pc[k]
@@ -355,7 +352,7 @@ cdef int assign_units(const ctx_t* c, const shape_t* s, int e, hand_t x, int* ke
                 break
         keys[n] = top
         n += 1
-    for i in range(s.nlone_pairs):
+    for _i in range(s.nlone_pairs):
         top = -1
         for k in range(nk - 1, -1, -1):
             if pc[k] > 0:
@@ -365,7 +362,7 @@ cdef int assign_units(const ctx_t* c, const shape_t* s, int e, hand_t x, int* ke
                 break
         keys[n] = top
         n += 1
-    for i in range(s.nsingles):
+    for _i in range(s.nsingles):
         top = -1
         for k in range(nk - 1, -1, -1):
             if cc[k] > 0:

@@ -23,7 +23,8 @@ cdef enum:
     DENOM_BJ = 5
     DENOM_KITTY_NT = 6       # decl_t.denom of no trump set from the kitty
     NSHOWCODES = 12
-    SEAT_NONE = -1           # decl_t.seat when nothing stands / decl_t.first_seat when nobody declared
+    SEAT_NONE = -1           # decl_t.seat when nothing stands / decl_t.first_seat when nobody
+                             # declared
     SEAT_KITTY = 4           # decl_t.seat when trump was set from the kitty
 
     # results of show_ok

@@ -317,7 +317,8 @@ cdef int _kitty(object kitty_trump) except -2:
     elif isinstance(kitty_trump, int) and not isinstance(kitty_trump, bool):
         if 0 <= kitty_trump <= 4:
             return kitty_trump if kitty_trump < 4 else NO_TRUMP
-    raise ValueError(f"kitty_trump must be None, 0..3, 4 (no trump), S/H/C/D or NT: {kitty_trump!r}")
+    raise ValueError("kitty_trump must be None, 0..3, 4 (no trump), S/H/C/D or NT: "
+                     f"{kitty_trump!r}")
 
 
 cdef int _replay(const rules_t* r, decl_t* d, int level, object history, int first_hand,

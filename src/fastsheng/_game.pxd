@@ -1,6 +1,6 @@
 # Whole hands and matches of 双升 in C (docs/rules.md §10-§11), played by the bots of
-# fastsheng.bots._heuristic. One nogil call plays a batch of hands or matches into preallocated rows;
-# fastsheng.engine.hands turns them into Arrow tables.
+# fastsheng.bots._heuristic. One nogil call plays a batch of hands or matches into preallocated
+# rows; fastsheng.engine.hands turns them into Arrow tables.
 
 from fastsheng._bitboard cimport hand_t, u64, u8
 from fastsheng._table cimport bot_t, table_t, trick_t
@@ -329,7 +329,8 @@ cdef void deal_features(game_t* g, hand_row_t* row) noexcept nogil
 cdef void trick_public(table_t* t, const trick_t* tr, int wseat, int pts) noexcept nogil
 
 # Start a hand (the deal stream and bot stream already seeded).
-cdef void hand_begin(game_t* g, int level, int dealer, int first_hand, hand_row_t* row) noexcept nogil
+cdef void hand_begin(game_t* g, int level, int dealer, int first_hand,
+                     hand_row_t* row) noexcept nogil
 # Play until an external seat must decide (1) or the hand is over (0).
 cdef int game_run(game_t* g) noexcept nogil
 # Hands mode: seed hand i's streams from the batch stream, draw its level and dealer, begin it.

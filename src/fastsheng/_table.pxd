@@ -1,6 +1,6 @@
 # The game's table and the trick being played: the state of a hand that the game loop
-# (fastsheng._game) owns and the bots (fastsheng.bots._heuristic) read, and the trick's winner so far
-# (docs/rules.md §6). Below the bots and the game, inline only (no module of its own).
+# (fastsheng._game) owns and the bots (fastsheng.bots._heuristic) read, and the trick's winner so
+# far (docs/rules.md §6). Below the bots and the game, inline only (no module of its own).
 
 from fastsheng._bitboard cimport hand_t
 from fastsheng._core cimport (
@@ -49,7 +49,8 @@ cdef struct plan_t:
 
 # The four decisions of a bot, each given the bot's plan (the arguments of the dispatchers).
 ctypedef hand_t (*lead_fn)(table_t* t, int seat, const plan_t* p) noexcept nogil
-ctypedef hand_t (*follow_fn)(table_t* t, int seat, const trick_t* tr, const plan_t* p) noexcept nogil
+ctypedef hand_t (*follow_fn)(table_t* t, int seat, const trick_t* tr,
+                             const plan_t* p) noexcept nogil
 ctypedef hand_t (*bury_fn)(table_t* t, int seat, hand_t hand, const plan_t* p) noexcept nogil
 ctypedef int (*declare_fn)(table_t* t, int seat, const int* options, int n, int dealt,
                            int standing_seat, int after_burial, const plan_t* p) noexcept nogil
@@ -82,7 +83,8 @@ cdef struct trick_t:
 # shape), add each follow. The winner so far follows docs/rules.md §6 exactly like the core's
 # trick_winner (which it calls for `every`).
 
-cdef inline int beats(const ctx_t* c, const trick_t* tr, int i, hand_t x, int* str_out) noexcept nogil:
+cdef inline int beats(const ctx_t* c, const trick_t* tr, int i, hand_t x,
+                      int* str_out) noexcept nogil:
     """Would play x at index i take the trick from the current winner? (not for `every`)"""
     cdef const shape_t* s = &tr.shape
     cdef int e, st
@@ -102,7 +104,8 @@ cdef inline int beats(const ctx_t* c, const trick_t* tr, int i, hand_t x, int* s
     return st > tr.win_str
 
 
-cdef inline void trick_start(const ctx_t* c, trick_t* tr, int leader, hand_t lead, int barred) noexcept nogil:
+cdef inline void trick_start(const ctx_t* c, trick_t* tr, int leader, hand_t lead,
+                             int barred) noexcept nogil:
     tr.leader = leader
     tr.plays[0] = lead
     tr.n = 1

@@ -150,7 +150,8 @@ cdef inline bint first_kitty_seen(const game_t* g, const hist_t* h, int seat) no
 # ---------------------------------------------------------------------------------------------
 # The sealed public state
 
-cdef int hidden_layout(const game_t* g, int seat, int* loc_seat, int* cap, hand_t* pool) noexcept nogil:
+cdef int hidden_layout(const game_t* g, int seat, int* loc_seat, int* cap,
+                       hand_t* pool) noexcept nogil:
     """The places of the hidden cards: the three other seats and the rest (undealt cards or an
     unseen kitty), their sizes and their cards. Returns the size of the rest."""
     cdef int j = 0, s, i, nrest = 0
@@ -179,7 +180,7 @@ cdef void public_scrub(game_t* p, hand_row_t* row, short* trace, int trace_len,
     cdef hand_t pool[4]
     cdef hand_t rest
     cdef hist_t h
-    cdef int nrest, L, code, k, cnt, s, i, j, d, first, upto, r
+    cdef int nrest, L, code, k, _k, cnt, s, i, j, d, first, upto, r
     cdef bint in_deal = p.phase == PH_DEAL, k0_seen
     hist_parse(trace, trace_len, &h)
     nrest = hidden_layout(p, seat, loc_seat, cap, pool)
@@ -193,7 +194,7 @@ cdef void public_scrub(game_t* p, hand_row_t* row, short* trace, int trace_len,
         cnt = 0
         for k in range(4):
             cnt += hand_copies(pool[k], code)
-        for k in range(cnt):
+        for _k in range(cnt):
             while L < 3 and hand_count(p.t.hands[loc_seat[L]]) >= cap[L]:
                 L += 1
             if L < 3:
@@ -203,7 +204,7 @@ cdef void public_scrub(game_t* p, hand_row_t* row, short* trace, int trace_len,
     if in_deal:
         r = p.di
         for code in range(54):
-            for k in range(hand_copies(rest, code)):
+            for _k in range(hand_copies(rest, code)):
                 p.deck[r] = <u8>code
                 r += 1
     elif nrest:
@@ -604,7 +605,7 @@ cdef void group_free(genum_t* e) noexcept nogil:
 cdef void group_propose(genum_t* e, rng_t* rng, int* where) noexcept nogil:
     """A grouping drawn by its weight, then which cards of each group go where."""
     cdef double u = (rng_next(rng) >> 11) * (1.0 / 9007199254740992.0) * e.total
-    cdef int lo = 0, hi = e.count - 1, mid, g, L, t, pos, i, j, tmp
+    cdef int lo = 0, hi = e.count - 1, mid, g, L, _t, pos, i, j, tmp
     cdef int* m
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -621,7 +622,7 @@ cdef void group_propose(genum_t* e, rng_t* rng, int* where) noexcept nogil:
             m[j] = tmp
         pos = 0
         for L in range(4):
-            for t in range(e.mats[(lo * e.G + g) * 4 + L]):
+            for _t in range(e.mats[(lo * e.G + g) * 4 + L]):
                 where[m[pos]] = L
                 pos += 1
 
@@ -648,7 +649,7 @@ cdef void deal_prepare(const game_t* pub, int seat, const hist_t* h, setup_t* s)
     cdef int voids[3]
     cdef hand_t pool[4]
     cdef hand_t play
-    cdef int i, j, k, L, code, cnt, nrest, e
+    cdef int i, j, k, _k, L, code, cnt, nrest, e
     cdef const shape_t* sh = &pub.tr.shape
     s.pub = pub
     s.h = h
@@ -678,7 +679,7 @@ cdef void deal_prepare(const game_t* pub, int seat, const hist_t* h, setup_t* s)
         cnt = 0
         for L in range(4):
             cnt += hand_copies(pool[L], code)
-        for k in range(cnt):
+        for _k in range(cnt):
             s.card[s.n] = code
             s.allowed[s.n] = (1 << LOC_REST) if nrest else 0
             for j in range(3):
@@ -687,7 +688,7 @@ cdef void deal_prepare(const game_t* pub, int seat, const hist_t* h, setup_t* s)
             s.n += 1
     build_pins(pub, seat, s.loc_seat, nrest, h, &s.pins)
     for L in range(4):
-        for k in range(s.cap[L]):
+        for _k in range(s.cap[L]):
             s.slot[s.nslot] = L
             s.nslot += 1
     s.grouped = group_setup(&s.ge, s.card, s.allowed, s.n, s.cap)
@@ -702,7 +703,7 @@ cdef int deal_draw(setup_t* s, game_t* dst, rng_t* rng, int max_tries) noexcept 
     cdef int allowed[108]
     cdef int where[108]
     cdef hand_t hands[4]
-    cdef int i, tries, n = s.n, exact = 0
+    cdef int i, _tries, n = s.n, exact = 0
     memcpy(dst, pub, sizeof(game_t))
     memcpy(card, s.card, n * sizeof(int))
     memcpy(allowed, s.allowed, n * sizeof(int))
@@ -712,17 +713,17 @@ cdef int deal_draw(setup_t* s, game_t* dst, rng_t* rng, int max_tries) noexcept 
     # deals once the rest of the checks are passed
     if s.grouped:
         memcpy(s.ge.memb, s.memb0, n * sizeof(int))
-        for tries in range(max_tries):
+        for _tries in range(max_tries):
             group_propose(&s.ge, rng, where)
             if deal_ok(pub, s.seat, s.loc_seat, card, where, n, &s.pins, s.nopair, s.h, hands):
                 exact = 1
                 break
         max_tries = 0 if exact else max_tries
     # (too many groupings to list: uniform permutations of all the hidden cards)
-    for tries in range(max_tries):
+    for _tries in range(max_tries):
         shuffle_cards(card, allowed, n, rng)
-        if slots_allowed(allowed, s.slot, n) and deal_ok(pub, s.seat, s.loc_seat, card, s.slot,
-                                                       n, &s.pins, s.nopair, s.h, hands):
+        if slots_allowed(allowed, s.slot, n) and deal_ok(
+                pub, s.seat, s.loc_seat, card, s.slot, n, &s.pins, s.nopair, s.h, hands):
             exact = 1
             for i in range(n):
                 where[i] = s.slot[i]
@@ -854,15 +855,16 @@ cdef void shuffle_ints(rng_t* rng, int* a, int n) noexcept nogil:
 cdef hand_t draw_kitty(rng_t* rng, hand_t pool, hand_t keep) noexcept nogil:
     """8 cards of `pool` drawn at random, avoiding the copies in `keep` when it can."""
     cdef int codes[108]
-    cdef int n, i, m = 0
-    cdef hand_t k = hand_empty(), free = pool, kept
+    cdef int n, i
+    cdef hand_t k = hand_empty(), avail = pool, kept
     kept = hand_empty()
     n = hand_codes(keep, codes)
     for i in range(n):
-        if hand_copies(free, codes[i]) > 0 and hand_copies(kept, codes[i]) < hand_copies(keep, codes[i]):
+        if hand_copies(avail, codes[i]) > 0 and \
+                hand_copies(kept, codes[i]) < hand_copies(keep, codes[i]):
             kept = hand_add_card(kept, codes[i])
-    free = hand_minus(pool, kept)
-    n = hand_codes(free, codes)
+    avail = hand_minus(pool, kept)
+    n = hand_codes(avail, codes)
     if n < 8:
         n = hand_codes(pool, codes)
     shuffle_ints(rng, codes, n)
@@ -886,7 +888,7 @@ cdef void seat_sequence(const game_t* g, int s, hand_t cards, short* trace, int 
     """The order `s` got `cards` in: the cards of its calls first, call by call, so each call
     could be made when it was; the rest at random."""
     cdef int codes[108]
-    cdef int i = 0, ev, seat, k, n, m = 0, c, start
+    cdef int i = 0, ev, seat, k, n, m = 0, c
     cdef hand_t placed = hand_empty(), show, rest
     while i < trace_len:
         ev = trace[i]
@@ -916,7 +918,6 @@ cdef void seat_sequence(const game_t* g, int s, hand_t cards, short* trace, int 
             i = read_cards(trace, i + 1, trace_len, &show)
         elif ev == EV_TRICK or ev == EV_RESULT:
             break
-    start = m
     rest = hand_minus(cards, placed)
     n = hand_codes(rest, codes)
     shuffle_ints(rng, codes, n)
@@ -930,11 +931,11 @@ cdef void world_history(game_t* g, int seat, rng_t* rng, const hist_t* h) noexce
     cdef short* trace = g.b.trace
     cdef int tlen = g.b.trace_len
     cdef hand_t cur[4]
-    cdef hand_t k, took, shown
+    cdef hand_t k, took
     cdef int seq[108]
     cdef int codes[108]
     cdef int counts[54]
-    cdef int s, i, j, d, m, n, at, first, upto, b, c
+    cdef int s, i, _i, j, d, m, n, at, first, upto, b, c
     cdef bint in_deal = g.phase == PH_DEAL, setup_done = g.phase > PH_SETUP
     cdef bint have_k0 = False
     k = g.kitty
@@ -1003,7 +1004,7 @@ cdef void world_history(game_t* g, int seat, rng_t* rng, const hist_t* h) noexce
                 counts[c] -= 1
         n = 0
         for c in range(54):
-            for i in range(counts[c]):
+            for _i in range(counts[c]):
                 codes[n] = c
                 n += 1
         shuffle_ints(rng, codes, n)

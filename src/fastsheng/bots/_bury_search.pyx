@@ -28,7 +28,7 @@ from fastsheng._bitboard cimport (
     hand_add_card, hand_count, hand_empty, hand_mask, hand_minus, hand_remove_card, hand_t,
     hand_union, lsb, points_of, popcount, u64,
 )
-from fastsheng.bots._heuristic cimport BOT_BASIC, BOT_EXPERT1, bot_bury, bot_follow, bot_lead
+from fastsheng.bots._heuristic cimport BOT_BASIC, BOT_EXPERT1, bot_bury
 from fastsheng._core cimport TRUMP, ctx_t
 from fastsheng._game cimport DEC_BURY, game_t
 from fastsheng._rng cimport rng_below

@@ -1,5 +1,5 @@
-# Where each hidden card lies, given the public record (fastsheng.bots._card_belief): a learned model
-# of the probability that a copy of each card code the seat has not seen lies in each other
+# Where each hidden card lies, given the public record (fastsheng.bots._card_belief): a learned
+# model of the probability that a copy of each card code the seat has not seen lies in each other
 # place (the other seats' hands, the kitty the seat has not seen), read from the record alone.
 # search-v3's inference chain (fastsheng.bots._infer) weighs its worlds by it (its `cards` setting).
 

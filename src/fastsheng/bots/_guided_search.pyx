@@ -34,7 +34,7 @@ from libc.string cimport memcpy
 
 from fastsheng._bitboard cimport hand_empty, hand_t
 from fastsheng._rng cimport rng_split
-from fastsheng._game cimport batch_t, game_t, hand_row_t, seat_t
+from fastsheng._game cimport batch_t, game_t, hand_row_t
 from fastsheng.bots._heuristic cimport NBOTS
 from fastsheng.bots._infer cimport chain_run, chain_start, chain_t
 from fastsheng.bots._learned cimport predict_gains
@@ -137,10 +137,10 @@ cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds) noexcept
     global NCHAIN, MISS_START, NBAD
     cdef chain_t* ch = <chain_t*>malloc(sizeof(chain_t))
     cdef game_t first
-    cdef int tries
+    cdef int _tries
     if ch == NULL:
         return NULL
-    for tries in range(16):
+    for _tries in range(16):
         if maker != NULL:
             worlds_draw(maker, &first, g.t.rng, WORLD_TRIES)
         else:
@@ -171,9 +171,9 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
     # the public state's setup once for all the race's worlds (the same worlds, far cheaper)
     cdef void* maker = worlds_open(g, seat) if o.maker else NULL
     cdef chain_t* chs[MAX_CHAINS]
-    cdef int c, nch = 0
+    cdef int c, _c, nch = 0
     if odds > 0:
-        for c in range(o.chains if o.chains <= MAX_CHAINS else MAX_CHAINS):
+        for _c in range(o.chains if o.chains <= MAX_CHAINS else MAX_CHAINS):
             chs[nch] = open_chain(g, seat, maker, odds)
             if chs[nch] != NULL:
                 nch += 1
@@ -196,8 +196,8 @@ cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odd
                 mean_of[i] = sum_d[i] / w
                 var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
                 # not ahead, or off course to clear the gate at k worlds
-                if mean_of[i] <= 0 or (w < k and
-                        mean_of[i] * mean_of[i] * k < o.zdrop * o.zdrop * z * z * var):
+                if mean_of[i] <= 0 or (w < k and mean_of[i] * mean_of[i] * k <
+                                       o.zdrop * o.zdrop * z * z * var):
                     alive[i] = 0
                 else:
                     nalive += 1

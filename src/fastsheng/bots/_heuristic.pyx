@@ -26,11 +26,9 @@ cdef extern from *:
     #endif
     """
 
-from libc.string cimport memset
-
 from fastsheng._bitboard cimport (
-    BIG_JOKER, NCODES, SMALL_JOKER, hand_add_card, hand_contains, hand_count, hand_empty,
-    hand_mask, hand_minus, hand_remove_card, hand_t, hand_union, lsb, msb, popcount, u64, u8,
+    SMALL_JOKER, hand_add_card, hand_count, hand_empty,
+    hand_mask, hand_minus, hand_remove_card, hand_t, lsb, msb, popcount, u64,
 )
 from fastsheng._core cimport (
     FILL_TRUMP_FIRST, FOLLOW_SUIT, PEN_HALF_STAKE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP,
@@ -153,7 +151,8 @@ cdef hand_t build_in_suit(const ctx_t* c, const shape_t* s, int e, hand_t hand,
     return play
 
 
-cdef hand_t build_follow(const ctx_t* c, const shape_t* s, hand_t hand, const int* pri) noexcept nogil:
+cdef hand_t build_follow(const ctx_t* c, const shape_t* s, hand_t hand,
+                         const int* pri) noexcept nogil:
     cdef int e = s.eff, fill, t
     cdef hand_t he = hand_mask(hand, c.suit_bb[e])
     cdef hand_t play, rest, tr
@@ -435,7 +434,7 @@ cdef hand_t lead_random(table_t* t, int seat, const plan_t* p) noexcept nogil:
     cdef const ctx_t* c = &t.ctx
     cdef hand_t h = t.hands[seat]
     cdef unit_t units[MAXUNITS]
-    cdef int nsingle = popcount(h.one), npair = popcount(h.two), ntr = 0, n = 0, i, pick
+    cdef int nsingle = popcount(h.one), npair = popcount(h.two), ntr = 0, n = 0, i, _i, pick
     cdef hand_t out = hand_empty()
     cdef u64 bits
     if npair >= 2:
@@ -446,14 +445,14 @@ cdef hand_t lead_random(table_t* t, int seat, const plan_t* p) noexcept nogil:
     pick = rng_below(t.rng, nsingle + npair + ntr)
     if pick < nsingle:
         bits = h.one
-        for i in range(pick):
+        for _i in range(pick):
             bits &= bits - 1
         out.one = bits & (~bits + 1)
         return out
     pick -= nsingle
     if pick < npair:
         bits = h.two
-        for i in range(pick):
+        for _i in range(pick):
             bits &= bits - 1
         out.one = bits & (~bits + 1)
         out.two = out.one
@@ -471,14 +470,14 @@ cdef hand_t lead_chaos(table_t* t, int seat, const plan_t* p) noexcept nogil:
     """A random non-empty subset of one effective suit (often a throw)."""
     cdef const ctx_t* c = &t.ctx
     cdef hand_t h = t.hands[seat], he, out = hand_empty()
-    cdef int code, i, n
+    cdef int code, i, _i, n
     cdef u64 bits
     if rng_below(t.rng, 2) == 0:
         return lead_random(t, seat, p)
     code = lsb(h.one)
     n = rng_below(t.rng, popcount(h.one))
     bits = h.one
-    for i in range(n):
+    for _i in range(n):
         bits &= bits - 1
     code = lsb(bits)
     he = hand_mask(h, c.suit_bb[c.eff[code]])
@@ -1173,8 +1172,8 @@ BOT_TABLE[BOT_MUTE] = bot_t(
 BOT_TABLE[BOT_EXPERT2] = bot_t(
     lead_expert, follow_expert, bury_cheap, declare_expert, plan_t(PLAN_V2, 10, 15, 0), NULL)
 BOT_TABLE[BOT_EXPERT3] = bot_t(
-    lead_expert, follow_expert, bury_cheap, declare_expert, plan_t(PLAN_V2 | PLAN_SECURE, 10, 15, 0),
-    NULL)
+    lead_expert, follow_expert, bury_cheap, declare_expert,
+    plan_t(PLAN_V2 | PLAN_SECURE, 10, 15, 0), NULL)
 BOT_TABLE[BOT_EXPERT4] = bot_t(
     lead_expert, follow_expert, bury_cheap, declare_expert,
     plan_t(PLAN_V2 | PLAN_SECURE | PLAN_RISK | PLAN_STAKES, 10, 15, 0), NULL)

@@ -9,8 +9,9 @@ from fastsheng._table cimport bot_t
 from fastsheng.bots._models cimport belief_t, learned_t
 
 # The other seats' past decisions (leads as attempted, follows) of the hand so far, finished
-# tricks and the trick in progress, where bot `bot` (a C bot id of fastsheng.bots._heuristic), dealt the
-# world's cards, would have played otherwise than was played; counting stops above `cap`.
+# tricks and the trick in progress, where bot `bot` (a C bot id of fastsheng.bots._heuristic),
+# dealt the world's cards, would have played otherwise than was played; counting stops above
+# `cap`.
 # -1 when the world contradicts the record (a past play illegal with its cards, a throw check
 # with another result). `rng` feeds the bot's draws: the same state gives the same answer.
 cdef int misfits(const game_t* world, int seat, int bot, const rng_t* rng, int cap) noexcept nogil

@@ -39,7 +39,7 @@ from fastsheng._core cimport lead_shape
 from fastsheng.bots._features cimport NFEAT, cand_features
 from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t, seat_t, trick_public
 from fastsheng._table cimport bot_t
-from fastsheng.bots._models cimport belief_t, learned_t, mlp_forward
+from fastsheng.bots._models cimport belief_t, mlp_forward
 from fastsheng.bots._seat cimport search_t
 from fastsheng._rng cimport rng_below, rng_next, rng_split, rng_t
 from fastsheng._table cimport trick_add, trick_start
@@ -315,7 +315,7 @@ cdef void chain_start(chain_t* c, const game_t* g, const game_t* first, int seat
 
 
 cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
-    cdef int step, a, b, x, y, m
+    cdef int _step, a, b, x, y, m
     cdef hand_t* ha
     cdef hand_t* hb
     cdef hand_t ma, mb, sa, sb
@@ -324,7 +324,7 @@ cdef void chain_run(chain_t* c, int n, rng_t* rng) noexcept nogil:
     cdef bint accept
     if c.nloc < 2:
         return
-    for step in range(n):
+    for _step in range(n):
         a = rng_below(rng, c.nloc)
         b = rng_below(rng, c.nloc - 1)
         if b >= a:

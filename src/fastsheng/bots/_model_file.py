@@ -15,10 +15,18 @@ import numpy as np
 def read_checked(path, sha256: str, keys, what: str) -> dict[str, np.ndarray]:
     """The arrays `keys` of the .npz at `path`; ValueError naming `what` when the file's SHA-256
     is not `sha256`."""
-    with open(path, "rb") as f:
-        got = hashlib.sha256(f.read()).hexdigest()
+    try:
+        with open(path, "rb") as f:
+            got = hashlib.sha256(f.read()).hexdigest()
+    except OSError as e:
+        raise ValueError(
+            f"{what} {path} cannot be read ({e.strerror}): reinstall fastsheng to restore it"
+        ) from None
     if got != sha256:
-        raise ValueError(f"{what} {path}: SHA-256 {got}, expected {sha256}")
+        raise ValueError(
+            f"{what} {path}: SHA-256 {got}, expected {sha256}: the file is damaged; reinstall "
+            "fastsheng to restore it"
+        )
     with np.load(path) as z:
         return {k: np.asarray(z[k]) for k in keys}
 

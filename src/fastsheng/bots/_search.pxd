@@ -1,6 +1,6 @@
-# What other C modules use of fastsheng.bots._search: the search's candidates and its evaluation of
-# them (fastsheng.bots._labels records it as training labels, fastsheng.bots._learned plays from the same
-# candidates).
+# What other C modules use of fastsheng.bots._search: the search's candidates and its evaluation
+# of them (fastsheng.bots._labels records it as training labels, fastsheng.bots._learned plays
+# from the same candidates).
 
 from libc.string cimport memcpy
 

@@ -31,14 +31,14 @@ cdef extern from *:
 from libc.string cimport memcpy
 
 from fastsheng._bitboard cimport (
-    hand_add_card, hand_count, hand_empty, hand_mask, hand_t, lsb, u64,
+    hand_add_card, hand_empty, hand_mask, hand_t, lsb, u64,
 )
 from fastsheng.bots._heuristic cimport BOT_BASIC, bot_follow, bot_lead
 from fastsheng._table cimport table_t
-from fastsheng._core cimport KIND_THROW, KIND_TRACTOR, ctx_t, lead_shape, pair_key_bits, shape_t
+from fastsheng._core cimport KIND_TRACTOR, ctx_t, lead_shape, pair_key_bits, shape_t
 from fastsheng._game cimport PH_LEAD, batch_t, game_run, game_t, hand_row_t
 from fastsheng.bots._seat cimport search_t
-from fastsheng._rng cimport rng_below, rng_t
+from fastsheng._rng cimport rng_below
 from fastsheng._state cimport enum_follows, sample_world_tries
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
@@ -194,7 +194,7 @@ cdef void race_worlds(game_t* g, int seat, int k, int n, const hand_t* cands, co
     cdef batch_t pb
     cdef hand_row_t prow
     cdef long long base_x, x
-    cdef int w, i
+    cdef int _w, i
     cdef void* maker
     scratch_batch(g.b, &pb)
     for i in range(n):
@@ -203,7 +203,7 @@ cdef void race_worlds(game_t* g, int seat, int k, int n, const hand_t* cands, co
     # one world dealer for the k worlds (the public state's setup done once): the very worlds
     # world_from_game deals from the same stream
     maker = worlds_open(g, seat)
-    for w in range(k):
+    for _w in range(k):
         if maker != NULL:
             worlds_draw(maker, &world, g.t.rng, WORLD_TRIES)
         else:
@@ -241,13 +241,13 @@ cdef void evaluate(game_t* g, int seat, const hand_t* cands, int n, int k, int c
     cdef game_t world, play
     cdef batch_t pb
     cdef hand_row_t prow
-    cdef int w, i
+    cdef int _w, i
     scratch_batch(g.b, &pb)
     for i in range(n):
         sum_x[i] = 0
         sum_d[i] = 0
         sum_d2[i] = 0
-    for w in range(k):
+    for _w in range(k):
         if consistent:
             world_from_game(g, &world, seat, g.t.rng, WORLD_TRIES)
         else:
@@ -288,7 +288,6 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
     return cands[gate_best(sum_d, sum_d2, n, k, o.z)]
 
 
-
 # ---------------------------------------------------------------------------------------------
 # `search-v2`: the same candidates and playouts, its time spent where it gains (docs/bots.md).
 # Its settings are the seat's (k0, early, late, ...: the published values are its spec's
@@ -315,8 +314,8 @@ cdef void v2_round(game_t* g, int seat, const hand_t* cands, const int* alive, i
     cdef game_t world, play
     cdef hand_row_t prow
     cdef long long base_x, x
-    cdef int w, i
-    for w in range(nw):
+    cdef int _w, i
+    for _w in range(nw):
         v2_world(g, &world, seat, o)
         V2_NPLAY += 1
         V2_TRICK_PLAY[g.t.tricks_done if g.t.tricks_done < 32 else 31] += 1
@@ -385,8 +384,8 @@ cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
             if alive[i]:
                 mean_of[i] = sum_d[i] / w
                 var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1) if w > 1 else 0
-                if mean_of[i] <= 0 or (w < k and
-                        mean_of[i] * mean_of[i] * w < o.zdrop * o.zdrop * o.z * o.z * var * w / k):
+                if mean_of[i] <= 0 or (w < k and mean_of[i] * mean_of[i] * w <
+                                       o.zdrop * o.zdrop * o.z * o.z * var * w / k):
                     alive[i] = 0
                 else:
                     nalive += 1

@@ -109,9 +109,7 @@ def _base_row(bot: str, value: str) -> str:
         raise ValueError(f"bot {bot!r}: base must be a built-in bot other than search")
     if base not in BOT_INDEX:
         known = ", ".join(
-            n
-            for n in (*ALIASES, *BOT_INDEX)
-            if n[0] != "_" and n in ALIASES or n in BOT_INDEX and n[0] != "_"
+            n for n in (*ALIASES, *BOT_INDEX) if n[0] != "_" and ":" not in ALIASES.get(n, "")
         )
         raise ValueError(f"unknown bot {value!r}; a base is one of {known}")
     return base
@@ -476,13 +474,23 @@ def search_family(key: str) -> str | None:
     return None
 
 
+def _items(key: str, start: int):
+    """The comma-separated settings of a name after `start`, with where each begins."""
+    at = start
+    for piece in key[start:].split(","):
+        if piece.strip():
+            yield at, piece.strip()
+        at += len(piece) + 1
+
+
 @functools.lru_cache(maxsize=4096)
 def bot_spec(name: str) -> BotSpec:
     """The typed specification of a C bot's name (aliases applied, every parameter checked);
     ValueError naming the field and its bounds, or the unknown bot."""
     if not isinstance(name, str):
         raise ValueError(f"a bot name is a string, not {name!r}")
-    key = unalias(name.strip())
+    text = name.strip()
+    key = unalias(text)
     fam = search_family(key.lower())
     if fam is None:
         key = key.lower()
@@ -494,7 +502,9 @@ def bot_spec(name: str) -> BotSpec:
     cls = SPEC_FAMILIES[fam]
     fields = {s.name: s for s in cls.settings()}
     given: dict[str, str] = {}
-    for item in filter(None, (p.strip() for p in key[len(fam) + 1 :].split(","))):
+    # a short name's own settings come first; the name's may override them, once each
+    own = len(key) - len(text.partition(":")[2]) if key != text and ":" in text else len(fam) + 1
+    for at, item in _items(key, len(fam) + 1):
         f, eq, value = item.partition("=")
         f = f.strip().lower()
         if not eq or f not in fields:
@@ -503,7 +513,12 @@ def bot_spec(name: str) -> BotSpec:
                 f"bot {name!r}: parameters are {published} (e.g. search:k=32,cands=8), not {item!r}"
             )
         value = value.strip()
+        if f in given and at >= own and given.get("\0" + f):
+            raise ValueError(f"bot {name!r}: {f} is given twice")
         given[f] = value if f.endswith("_path") else value.lower()
+        if at >= own:
+            given["\0" + f] = "set"
+    given = {f: v for f, v in given.items() if not f.startswith("\0")}
     spec = cls.__new__(cls)
     object.__setattr__(spec, "_given", name)
     for s in fields.values():

@@ -1,4 +1,4 @@
-"""One description of a batch (issue 18): what to play, checked once where a batch is asked for
+"""One description of a batch: what to play, checked once where a batch is asked for
 (play_batch, simulate_*, profile_batch, trace_hand) and passed whole down to the C loop.
 
 The C side gets :meth:`BatchPlan.core_fields`: plain values (a dict Cython turns into its

@@ -62,7 +62,20 @@ def check_bots(bots: Any) -> tuple[str, str, str, str]:
     # the versioned names are what the data depends on (run.json records them)
     resolved = resolve_bots(bots)
     check_python_bots(resolved)
+    check_models(resolved)
     return resolved
+
+
+def check_models(names: Iterable[str]) -> None:
+    """Load the models the C bots of a line-up read, here, before any batch: a damaged or
+    missing model file is one ValueError naming it (fastsheng.bots.lineup checks each file's
+    SHA-256), not a traceback in every worker."""
+    from fastsheng.bots.lineup import make_lineup
+    from fastsheng.bots.names import is_python_bot
+    from fastsheng.bots.spec import HeuristicSpec, bot_spec
+
+    specs = [HeuristicSpec("expert-v1") if is_python_bot(n) else bot_spec(n) for n in names]
+    make_lineup(specs)
 
 
 def lineup_names(b: Any) -> tuple[str, str, str, str]:
