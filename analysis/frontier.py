@@ -41,6 +41,8 @@ FOUR_CHAINS = ONE_CHAIN + ",chains=4"
 # bot -> (paired deals for its strength, hands timed for its speed): the search settings cost
 # 20 ms to 350 ms a hand, the heuristic and learned bots well under 1 ms
 DEALS = {
+    "random": (20_000, 4_000),
+    "basic-v1": (20_000, 4_000),
     "expert-v4": (20_000, 4_000),
     "learned-v1": (20_000, 2_000),
     "search:k=8": (1_000, 40),

@@ -70,16 +70,11 @@ def test_the_figures_are_the_frontiers_points(bots):
     points = json.loads(DOCS_FRONTIER.read_text())
     by_resolved = {resolve_bot(p["bot"]): p for p in points}
     for b in bots.values():
-        p = by_resolved.get(b.plays_as)
-        if p is None:  # random, basic: no point, no figure
-            assert (b.strength, b.strength_lo, b.strength_hi, b.hands_per_s) == (None,) * 4
-            assert menu.format_strength(b) == "not measured on the frontier", b.name
-            continue
+        p = by_resolved[b.plays_as]  # every public bot is on the frontier
         assert (b.strength, b.strength_lo, b.strength_hi) == (p["net"], p["net_lo"], p["net_hi"])
         assert b.hands_per_s == p["hands_per_s"] > 0
         assert b.strength_lo <= b.strength <= b.strength_hi
-    assert bots["random"].strength is None and bots["basic"].strength is None
-    assert bots["search-v4"].strength is not None
+    assert bots["random"].strength < bots["basic"].strength < 0 < bots["expert"].strength
 
 
 def test_the_figures_as_formatted(bots):
@@ -88,7 +83,15 @@ def test_the_figures_as_formatted(bots):
     assert fmt["learned-v1"] == ("+0.229 [+0.221, +0.238]", "2,504")
     assert fmt["search"] == ("+0.372 [+0.333, +0.411]", "8")
     assert fmt["search-v4"] == ("+0.531 [+0.492, +0.570]", "0.46")
-    assert fmt["random"] == ("not measured on the frontier", "-")
+    assert fmt["random"] == ("-1.579 [-1.590, -1.569]", "77,687")
+
+
+def test_a_bot_off_the_frontier_gets_no_figure(monkeypatch):
+    """A bot whose point the frontier lacks shows none: never a figure from elsewhere."""
+    monkeypatch.setattr(menu, "frontier_points", lambda: [])
+    off = {b.name: b for b in menu.list_bots()}["random"]
+    assert (off.strength, off.strength_lo, off.strength_hi, off.hands_per_s) == (None,) * 4
+    assert menu.format_strength(off) == "not measured on the frontier"
 
 
 def test_the_packaged_frontier_is_docs_frontier():

@@ -11,8 +11,8 @@ that card and that place (card_features), and a small learned model (a ReLU MLP 
 (code, place) pair, a softmax over the places, trained by analysis/train_card_belief.py on the
 real deals of simulated hands) turns them into the probability that a copy lies there. The
 chain can then weigh a world by the product of those probabilities over its hidden cards
-(card_logq, the `cards` setting of a seat): a swap of two cards changes four terms only, so it costs nothing
-in the chain, and the model runs once per decision, not once per chain step.
+(card_logq, the `cards` setting of a seat): a swap of two cards changes four terms only, so it
+costs nothing in the chain, and the model runs once per decision, not once per chain step.
 """
 
 cdef extern from *:
@@ -30,8 +30,8 @@ from fastsheng._bitboard cimport (
     hand_add_card, hand_copies, hand_count, hand_empty, hand_minus, hand_t, hand_union, lsb,
     points_of, popcount, u64,
 )
-from fastsheng._core cimport KIND_PAIR, KIND_SINGLE, TRUMP, ctx_t, eff_of, lead_shape
-from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, PH_LEAD, game_t
+from fastsheng._core cimport KIND_PAIR, KIND_SINGLE, TRUMP, ctx_t, lead_shape
+from fastsheng._game cimport LOG_TRICKS, PH_FOLLOW, game_t
 from fastsheng._table cimport trick_add, trick_start, trick_t, would_win
 from fastsheng._worlds cimport kitty_known
 from fastsheng.bots._models cimport cards_t, mlp_forward
@@ -48,7 +48,7 @@ cdef void card_features(const game_t* g, int seat, float* x, int* free, int* ok)
     cdef trick_t tr
     cdef const hand_t* plays
     cdef hand_t unseen, pinned[3], one, two, play
-    cdef int ntricks, j, i, n, leader, s, p, e, le, code, k, w, wseat, pts, won, lastseat
+    cdef int ntricks, j, i, n, leader, s, p, e, le, code, k, w, wseat, pts, lastseat
     cdef bint kitty_open, followed
     cdef u64 bits, wbits, pbits
     # per place (0..2 the seats, left, partner, right) and effective suit / code

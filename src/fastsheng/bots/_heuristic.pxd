@@ -57,16 +57,15 @@ cdef enum:
     PLAN_LEARNED = 1024      # learned-v1: a model picks among the search's candidates
 
 
-
 # A legal follow from `hand` to a lead of shape `s`, preferring cards of lower pri[code].
-cdef hand_t build_follow(const ctx_t* c, const shape_t* s, hand_t hand, const int* pri) noexcept nogil
+cdef hand_t build_follow(const ctx_t* c, const shape_t* s, hand_t hand,
+                         const int* pri) noexcept nogil
 
 # Tractors of the greedy split (docs/rules.md §3) of a hand (deal features).
 cdef int count_tractors(const ctx_t* c, hand_t h) noexcept nogil
 
 # Per-hand tables of the bots, once trump is fixed (after every ctx_init).
 cdef void bots_prepare(table_t* t) noexcept nogil
-
 
 
 # The heuristic bots' table (rows by BOT_* id; learned-v1's plays expert-v4 until a line-up gives

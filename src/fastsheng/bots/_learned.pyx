@@ -1,10 +1,10 @@
 # cython: language_level=3
 """`learned-v1`: expert-v4 with a learned choice among the search's candidates (docs/bots.md).
 
-At a lead or follow it builds the candidates the search would (fastsheng.bots._search.candidates with
-expert-v4 as the base: expert-v4's play first, basic-v1's second, then legal plays drawn from
-the bot stream), computes each one's features (fastsheng.bots._features) and scores it with a small
-MLP that predicts the search's gain of that candidate over expert-v4's play, in net levels. It
+At a lead or follow it builds the candidates the search would (fastsheng.bots._search.candidates
+with expert-v4 as the base: expert-v4's play first, basic-v1's second, then legal plays drawn from
+the bot stream), computes each one's features (fastsheng.bots._features) and scores it with a
+small MLP that predicts the search's gain of that candidate over expert-v4's play, in net levels. It
 plays the best candidate when its predicted gain clears the model's margin, else expert-v4's
 play. Burial and calls are expert-v4's. Inference is plain C without the GIL; the weights are
 arrays of a .npz shipped in the package (fastsheng/bots/models/), checked by SHA-256 when

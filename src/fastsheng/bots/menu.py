@@ -66,14 +66,14 @@ _MENU = (
     (
         "random",
         "random",
-        None,
+        "random",
         "a baseline (chance play); tests",
         "Uniformly random legal leads and follows, random calls, a random burial.",
     ),
     (
         "basic",
         "basic-v1",
-        None,
+        "basic-v1",
         "a baseline (casual play); tests",
         "basic-v1, a casual player: leads sure winners, wins cheaply, feeds its partner; no "
         "memory of the cards played.",
