@@ -44,12 +44,13 @@ CORE_LAYERS: list[tuple[str, ...]] = [
     ),
     ("fastsheng.bots._guided_search",),  # the guided search (search-v3)
     ("fastsheng.bots._lineup",),  # a line-up: the table of bots and the seats' decisions
+    ("fastsheng._vec",),  # many games stepped at once (fastsheng.vec's core)
 ]
 
 # the layer of each subpackage of fastsheng; the package's own top-level modules are the base
 # (rules, cards, errors) with the compiled core. A subpackage holding core modules (listed in
 # CORE_LAYERS) is the base too without an entry here; any other new subpackage must be placed.
-LAYERS = {"reference": 0, "engine": 1, "sim": 2, "studies": 3, "apps": 4}
+LAYERS = {"reference": 0, "engine": 1, "vec": 1.5, "sim": 2, "studies": 3, "apps": 4}
 ROOT_API = "fastsheng"  # the flat public API imports every layer; only apps/ may import it
 ROOT_API_LAYER = 3.5  # above the studies, below the applications
 

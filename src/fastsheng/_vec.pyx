@@ -1,0 +1,862 @@
+# cython: language_level=3
+"""Many hands stepped at once in C (fastsheng.vec): N games, one decision each per call.
+
+Each env is the very game_t the simulator plays (fastsheng._game), stopped at the decisions of
+the seats the caller controls. One `step` applies one action per env (the PettingZoo action ids:
+a card, done, pass, a call), runs every env to its next controlled decision with the GIL
+released (over OpenMP threads when asked), and writes the acting seat, the legal-action mask,
+the observation of the acting seat (the layout of Observation.to_tensor, as uint8 counts or its
+exact float32 values), the rewards of a finished hand and its row into the caller's arrays.
+
+A bot seat plays inside C (the line-up's seat, as simulate_hands plays it); a controlled seat's
+calls, burial or 炒底 may be handed to a bot of their own (`bot_decide` with that line-up's
+seat). A finished hand is followed by the env's next hand (its stream's next split), so a run
+is a pure function of the streams and the actions. fastsheng.vec is the Python face; nothing
+here raises on the nogil paths (a bad action is found before any is applied).
+"""
+
+# POPCNT for the inline bit counts (as fastsheng._game): before every cimport
+cdef extern from *:
+    """
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__POPCNT__)
+    #pragma GCC target("popcnt")
+    #endif
+    """
+
+from cpython.bytes cimport PyBytes_AS_STRING
+from cython.parallel cimport prange
+from libc.stdlib cimport calloc, free
+from libc.string cimport memcpy, memset
+
+from fastsheng._bitboard cimport (
+    BB_FIVES, BB_TENS, hand_add_card, hand_count, hand_empty, hand_mask, hand_minus,
+    hand_t, hand_union, lsb, u64, u8,
+)
+from fastsheng._core cimport TRUMP, from_hand
+from fastsheng._game cimport (
+    DEC_BURY, DEC_DECLARE, DEC_FOLLOW, DEC_LEAD, EV_BURY, EV_CHAODI, EV_DEAL, EV_RESULT, EV_SHOW,
+    EV_TRICK, EV_TRUMP, PH_BURY, PH_CHAODI, PH_CLOSE, PH_DEAL, PH_DONE, PH_FOLLOW, PH_LEAD,
+    batch_fill, batch_hand_begin, batch_plan_t, batch_t, bot_decide, game_run, game_t, hand_row_t,
+    lineup_of, lineup_t,
+)
+from fastsheng._rng cimport rng_below, rng_split, rng_t
+from fastsheng._state cimport enum_follows
+from fastsheng._worlds cimport hist_parse, hist_t, kitty_known, world_deal, world_history
+
+cdef enum:
+    NCARDS = 54
+    A_DONE = 54              # the action ids (fastsheng.vec: the PettingZoo env's Discrete(68))
+    A_PASS = 55
+    A_SHOW = 56              # + show code 0..11
+    N_ACT = 68
+    # the observation (fastsheng.engine.observation's constants; tests check they agree)
+    P_HAND = 0
+    P_PLAYED = 1
+    P_TRICK = 5
+    P_KITTY = 9
+    P_SHOWN = 10
+    P_TRUMP = 14
+    P_POINTS = 15
+    P_PICKED = 16
+    P_ATTEMPT = 17
+    P_NOPAIRS = 18
+    N_ROWS = 21
+    OBS = N_ROWS * NCARDS
+    SC = 20 * NCARDS         # the scalars' row
+    S_PHASE = 0
+    S_DECISION = 5
+    S_DEALER = 9
+    S_LEVEL = 13
+    S_POINTS = 14
+    S_TRICKS = 15
+    S_SIZES = 16
+    S_VOIDS = 20
+    S_FAILED = 40
+    S_BARRED = 41
+    # what the float32 value of a uint8 entry is: its class's divisor (OBS_CLASS below)
+    C_ZERO = 0               # always 0
+    C_HALF = 1               # v / 2: card copies, a card's points in fives
+    C_ONE = 2                # v: one-hots, bits, the trump plane
+    C_LEVEL = 3              # v / 12
+    C_POINTS = 4             # v / 200
+    C_TRICKS = 5             # v / 25
+    C_SIZES = 6              # v / 33
+    N_CLASS = 7
+    TRACE_CAP = 1 << 16      # shorts of one hand's events (as fastsheng._state: many redeals fit)
+    PUB_HEADER = 16          # a sealed public state's header (fastsheng._state.public_state)
+    PUB_MAGIC = 0x46535731
+    # env_t.bad: why an env stopped (fastsheng.vec raises on it)
+    BAD_NONE = 0
+    BAD_TRACE = 1            # a hand's events overflowed the trace buffer
+    BAD_LOOP = 2             # hands ended without a controlled decision
+    BAD_ERRORS = 3           # the C loop met an illegal play (a bot's bug)
+
+cdef double DIVISOR[N_CLASS]
+cdef u8 OBS_CLASS[OBS]       # each entry's class
+cdef float LUT[N_CLASS][256]  # (float)(v / divisor): Python's float division, cast to float32
+cdef u8 POINTS_ROW[NCARDS]   # the points plane: 5 -> 1, 10 and K -> 2 (halves)
+
+
+cdef void init_tables() noexcept:
+    cdef int i, c, v
+    DIVISOR[C_ZERO] = 0.0
+    DIVISOR[C_HALF] = 2.0
+    DIVISOR[C_ONE] = 1.0
+    DIVISOR[C_LEVEL] = 12.0
+    DIVISOR[C_POINTS] = 200.0
+    DIVISOR[C_TRICKS] = 25.0
+    DIVISOR[C_SIZES] = 33.0
+    memset(OBS_CLASS, C_HALF, P_TRUMP * NCARDS)           # hand .. shown: card copies
+    memset(OBS_CLASS + P_TRUMP * NCARDS, C_ONE, NCARDS)
+    memset(OBS_CLASS + P_POINTS * NCARDS, C_HALF, 3 * NCARDS)   # points, picked, attempt
+    memset(OBS_CLASS + P_NOPAIRS * NCARDS, C_ONE, NCARDS)
+    memset(OBS_CLASS + (P_NOPAIRS + 1) * NCARDS, C_ZERO, 2 * NCARDS)
+    for i in range(S_PHASE, S_LEVEL):
+        OBS_CLASS[SC + i] = C_ONE
+    OBS_CLASS[SC + S_LEVEL] = C_LEVEL
+    OBS_CLASS[SC + S_POINTS] = C_POINTS
+    OBS_CLASS[SC + S_TRICKS] = C_TRICKS
+    for i in range(4):
+        OBS_CLASS[SC + S_SIZES + i] = C_SIZES
+    for i in range(S_VOIDS, S_BARRED + 4):
+        OBS_CLASS[SC + i] = C_ONE
+    for c in range(N_CLASS):
+        for v in range(256):
+            LUT[c][v] = <float>(v / DIVISOR[c]) if DIVISOR[c] > 0 else 0.0
+    for c in range(NCARDS):
+        POINTS_ROW[c] = <u8>(((BB_FIVES >> c) & 1) + 2 * ((BB_TENS >> c) & 1))
+
+
+init_tables()
+
+
+# One env: a game and everything the step needs around it.
+cdef struct env_t:
+    game_t g
+    batch_t b
+    rng_t master             # the env's stream: one split per hand (SeedSequence(seed, (j,)))
+    rng_t act_rng            # random_actions' stream (no part of the game)
+    hand_row_t row
+    short* trace             # this hand's events (a slice of VecCore.traces)
+    int parsed               # events read so far
+    hand_t picked            # the card-by-card play being built
+    int npicked
+    hand_t kept[4]           # each seat's call cards as an Observation keeps them (before plays)
+    long index               # the hand's index in the env's stream
+    int done                 # the hand is over and no next hand follows (autoreset off)
+    int bad                  # BAD_*
+    u8 legal[N_ACT]          # the pending decision's legal action ids (what a step checks)
+
+
+# What every env of a core shares (read-only while stepping).
+cdef struct shared_t:
+    int controlled           # bit s: the caller decides for seat s
+    int autoreset
+    const lineup_t* auto_calls    # a controlled seat's calls, 炒底 and burial by a bot (NULL: not)
+    const lineup_t* auto_chaodi
+    const lineup_t* auto_burial
+
+
+# Where a step writes (the caller's arrays; NULL: not wanted).
+cdef struct out_t:
+    u8* obs                  # (n, OBS) uint8, or
+    float* obsf              # (n, OBS) float32
+    u8* mask                 # (n, N_ACT)
+    signed char* seat        # (n,) the acting seat (-1: none)
+    signed char* decision    # (n,) 0 declare, 1 bury, 2 lead, 3 follow (-1: none)
+    signed char* phase       # (n,) 0 declare, 1 bury, 2 chaodi, 3 play, 4 done
+    float* reward            # (n, 4) per seat, in levels
+    u8* term                 # (n,) a hand ended in this step
+    hand_row_t* rows         # (n,) its row
+    u8* final_obs            # (n, OBS) uint8 or
+    float* final_obsf        # (n, OBS) float32: what the seat that ended it may know at the end
+    unsigned long long* hand_id   # (n,) the hand now in play
+
+
+# ---------------------------------------------------------------------------------------------
+# The trace: each seat's call cards (the only public fact the game struct does not keep as an
+# Observation reads it: the last show of a seat replaces the one before unless it is shorter,
+# which empties it; a new deal empties them all)
+
+cdef void parse_trace(env_t* e) noexcept nogil:
+    cdef const short* t = e.trace
+    cdef int i = e.parsed, n = e.b.trace_len, ev, seat, m, k, _k
+    cdef hand_t h
+    while i < n:
+        ev = t[i]
+        i += 1
+        if ev == EV_DEAL:
+            for k in range(4):
+                e.kept[k] = hand_empty()
+            i += 109
+        elif ev == EV_SHOW or ev == EV_CHAODI:
+            seat = t[i]
+            m = t[i + 3]
+            i += 4
+            h = hand_empty()
+            for k in range(m):
+                h = hand_add_card(h, t[i + k])
+            i += m
+            if 0 <= seat < 4:
+                e.kept[seat] = h if hand_count(h) >= hand_count(e.kept[seat]) else hand_empty()
+        elif ev == EV_TRUMP:
+            i += 4
+        elif ev == EV_BURY:
+            i += 1
+            i += 1 + t[i]
+        elif ev == EV_TRICK:
+            i += 1
+            i += 1 + t[i]            # the attempted lead
+            i += 1                   # failed
+            for _k in range(4):
+                i += 1 + t[i]
+            i += 2
+        elif ev == EV_RESULT:
+            i += 8
+        # EV_REDEAL, EV_END: no payload
+    e.parsed = i
+    if e.b.overflow:
+        e.bad = BAD_TRACE
+
+
+# ---------------------------------------------------------------------------------------------
+# Masks, observations
+
+cdef inline void put_bits(u8* m, u64 bits) noexcept nogil:
+    cdef int c
+    while bits:
+        c = lsb(bits)
+        bits &= bits - 1
+        m[c] = 1
+
+
+cdef inline void put_hand(u8* row, hand_t h) noexcept nogil:
+    """Copies of each code (0, 1, 2) into a plane."""
+    cdef u64 bits = h.one
+    cdef int c
+    while bits:
+        c = lsb(bits)
+        bits &= bits - 1
+        row[c] = <u8>(1 + ((h.two >> c) & 1))
+
+
+cdef void fill_mask(const env_t* e, u8* m) noexcept nogil:
+    """The legal action ids of the pending decision (the PettingZoo env's action_mask)."""
+    cdef const game_t* g = &e.g
+    cdef int i, c, kind = g.pend_kind, s = g.pend_seat
+    cdef hand_t h, rest, picked = e.picked
+    cdef u64 bits, suit
+    memset(m, 0, N_ACT)
+    if g.phase == PH_DONE or e.done:
+        return
+    if kind == DEC_DECLARE:
+        m[A_PASS] = 1
+        for i in range(g.nopt):
+            m[A_SHOW + g.opts[i]] = 1
+    elif kind == DEC_BURY:
+        put_bits(m, hand_minus(hand_union(g.t.hands[g.bury_seat], g.kitty), picked).one)
+    elif kind == DEC_LEAD:
+        rest = hand_minus(g.t.hands[s], picked)
+        if e.npicked:
+            rest = hand_mask(rest, g.t.ctx.suit_bb[g.t.ctx.eff[lsb(picked.one)]])
+            m[A_DONE] = 1
+        put_bits(m, rest.one)
+    elif kind == DEC_FOLLOW:
+        h = g.t.hands[s]
+        if g.tr.shape.ncards == 1:
+            # a single: any card of the led suit, or any card at all without one
+            suit = hand_mask(h, g.t.ctx.suit_bb[g.tr.shape.eff]).one
+            put_bits(m, suit if suit else h.one)
+            return
+        bits = hand_minus(h, picked).one
+        while bits:
+            c = lsb(bits)
+            bits &= bits - 1
+            if enum_follows(g, h, hand_add_card(picked, c), NULL, 0) > 0:
+                m[c] = 1
+
+
+cdef void encode(const env_t* e, int seat, u8* o) noexcept nogil:
+    """What `seat` may know, as Observation.to_tensor() lays it out, in uint8 counts."""
+    cdef const game_t* g = &e.g
+    cdef u8* sc = o + SC
+    cdef int ph = g.phase, k, t, i, c, b, dealer
+    cdef int open_calls = ph == PH_DEAL or ph == PH_CLOSE
+    cdef hand_t left, kept, played
+    memset(o, 0, OBS)
+    put_hand(o + P_HAND * NCARDS, g.t.hands[seat])
+    for k in range(4):
+        t = (seat + k) & 3
+        played = g.t.played_by[t]
+        put_hand(o + (P_PLAYED + k) * NCARDS, played)
+        kept = e.kept[t]
+        if kept.one:
+            # the call cards not played yet (copies kept minus copies played)
+            left.one = (kept.one & ~played.one) | (kept.two & ~played.two)
+            left.two = kept.two & ~played.one
+            put_hand(o + (P_SHOWN + k) * NCARDS, left)
+        sc[S_SIZES + k] = <u8>hand_count(g.t.hands[t])
+        for b in range(5):
+            sc[S_VOIDS + 5 * k + b] = (g.t.void_mask[t] >> b) & 1
+            o[P_NOPAIRS * NCARDS + 5 * k + b] = (g.t.nopair_mask[t] >> b) & 1
+    if ph == PH_FOLLOW:
+        for i in range(g.tr.n):
+            k = (g.leader + i - seat) & 3
+            put_hand(o + (P_TRICK + k) * NCARDS, g.tr.plays[i])
+        put_hand(o + P_ATTEMPT * NCARDS, g.attempt)
+        sc[S_FAILED] = 1 if g.failed else 0
+        for i in range(4):
+            if (g.tr.barred >> i) & 1:
+                sc[S_BARRED + ((g.tr.leader + i - seat) & 3)] = 1
+    if kitty_known(g, seat):
+        put_hand(o + P_KITTY * NCARDS, g.kitty)
+    if not open_calls:
+        for c in range(NCARDS):
+            o[P_TRUMP * NCARDS + c] = 1 if g.t.ctx.eff[c] == TRUMP else 0
+    memcpy(o + P_POINTS * NCARDS, POINTS_ROW, NCARDS)
+    if ph != PH_DONE and g.pend_seat == seat:
+        put_hand(o + P_PICKED * NCARDS, e.picked)
+    sc[S_PHASE + phase_index(ph)] = 1
+    if ph != PH_DONE:
+        sc[S_DECISION + g.pend_kind - DEC_DECLARE] = 1
+    if not g.t.first_hand or not open_calls:
+        dealer = g.t.dealer
+        sc[S_DEALER + ((dealer - seat) & 3)] = 1
+    sc[S_LEVEL] = <u8>g.level
+    sc[S_POINTS] = <u8>g.t.def_points
+    sc[S_TRICKS] = <u8>g.t.tricks_done
+
+
+cdef inline int phase_index(int ph) noexcept nogil:
+    """Observation.phase's index: declare, bury, chaodi, play, done."""
+    if ph == PH_BURY:
+        return 1
+    if ph == PH_CHAODI:
+        return 2
+    if ph == PH_LEAD or ph == PH_FOLLOW:
+        return 3
+    if ph == PH_DONE:
+        return 4
+    return 0
+
+
+cdef inline void to_float(const u8* u, float* f) noexcept nogil:
+    cdef int i
+    for i in range(OBS):
+        f[i] = LUT[OBS_CLASS[i]][u[i]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Hands and decisions
+
+cdef void hand_start(env_t* e, int controlled) noexcept nogil:
+    """Begin hand e.index of the env's stream on a zeroed game (as fastsheng.Game deals it)."""
+    cdef int s
+    memset(&e.g, 0, sizeof(game_t))
+    memset(&e.row, 0, sizeof(hand_row_t))
+    e.g.b = &e.b
+    e.g.master = &e.master
+    e.g.t.rng = &e.g.bot_rng
+    e.g.t.rows = e.b.rows
+    e.g.row = &e.row
+    e.g.external = controlled
+    for s in range(4):
+        e.g.t.bots[s] = e.b.bots[s]
+        e.kept[s] = hand_empty()
+    e.b.hands = &e.row
+    e.b.hands_cap = 1
+    e.b.nhands = 0
+    e.b.trace_len = 0
+    e.b.overflow = 0
+    e.parsed = 0
+    e.picked = hand_empty()
+    e.npicked = 0
+    e.done = 0
+    batch_hand_begin(&e.g, e.index)
+
+
+cdef inline const lineup_t* auto_of(const shared_t* sh, const game_t* g) noexcept nogil:
+    """The line-up that takes a controlled seat's pending decision (NULL: the caller)."""
+    if g.pend_kind == DEC_DECLARE:
+        return sh.auto_chaodi if g.phase == PH_CHAODI else sh.auto_calls
+    if g.pend_kind == DEC_BURY:
+        return sh.auto_burial
+    return NULL
+
+
+cdef void hand_end(env_t* e, long j, int actor, const out_t* o) noexcept nogil:
+    """The finished hand's rewards (levels, zero-sum per team), row and the final observation
+    of `actor`, the seat whose action ended it (-1: none)."""
+    cdef float* reward = o.reward + 4 * j if o.reward != NULL else NULL
+    cdef u8 scratch[OBS]
+    cdef const hand_row_t* r = &e.row
+    cdef int s, dealer_team = r.dealer & 1
+    cdef int winners = dealer_team if r.winner == 0 else 1 - dealer_team
+    cdef float gain = r.levels
+    e.row.hand_id = e.g.hand_id
+    if reward != NULL:
+        for s in range(4):
+            reward[s] += gain if (s & 1) == winners else -gain
+    if o.term != NULL:
+        o.term[j] = 1
+    if o.rows != NULL:
+        memcpy(o.rows + j, r, sizeof(hand_row_t))
+    if actor >= 0 and o.final_obs != NULL:
+        encode(e, actor, o.final_obs + j * OBS)
+    elif actor >= 0 and o.final_obsf != NULL:
+        encode(e, actor, scratch)
+        to_float(scratch, o.final_obsf + j * OBS)
+
+
+cdef void advance(const shared_t* sh, env_t* e, long j, int actor, const out_t* o) noexcept nogil:
+    """Run to the next decision of a controlled seat the caller takes (bot seats and the
+    decisions handed to a bot play in C); a finished hand is scored and, with autoreset, the
+    env's next hand begins."""
+    cdef const lineup_t* La
+    cdef int ended = 0
+    while True:
+        if game_run(&e.g):
+            parse_trace(e)
+            La = auto_of(sh, &e.g)
+            if La == NULL:
+                return
+            bot_decide(&e.g, La.rows, &La.seats[e.g.pend_seat])
+            continue
+        parse_trace(e)
+        if e.b.errors:
+            e.bad = BAD_ERRORS
+        hand_end(e, j, actor, o)
+        if not sh.autoreset:
+            e.done = 1
+            return
+        ended += 1
+        if ended > 1:     # a hand without a controlled decision: cannot happen (seats play)
+            e.bad = BAD_LOOP
+            return
+        e.index += 1
+        hand_start(e, sh.controlled)
+
+
+cdef int apply_action(env_t* e, int a) noexcept nogil:
+    """Apply a legal action id (checked by the caller); 1 when it completed the decision."""
+    cdef game_t* g = &e.g
+    cdef int i, kind = g.pend_kind
+    if kind == DEC_DECLARE:
+        g.dec_choice = -1
+        if a != A_PASS:
+            for i in range(g.nopt):
+                if g.opts[i] == a - A_SHOW:
+                    g.dec_choice = i
+                    break
+        g.dec_ready = 1
+        return 1
+    if a != A_DONE:
+        e.picked = hand_add_card(e.picked, a)
+        e.npicked += 1
+        if not ((kind == DEC_BURY and e.npicked == 8) or
+                (kind == DEC_FOLLOW and e.npicked == g.tr.shape.ncards)):
+            return 0
+    g.dec_cards = e.picked
+    g.dec_ready = 1
+    e.picked = hand_empty()
+    e.npicked = 0
+    return 1
+
+
+cdef void write_out(env_t* e, long j, const out_t* o) noexcept nogil:
+    """The acting seat, its mask and observation, the decision and phase of env j."""
+    cdef const game_t* g = &e.g
+    cdef int seat = -1 if (g.phase == PH_DONE or e.done) else g.pend_seat
+    cdef u8 scratch[OBS]
+    if o.seat != NULL:
+        o.seat[j] = seat
+    if o.decision != NULL:
+        o.decision[j] = -1 if seat < 0 else g.pend_kind - DEC_DECLARE
+    if o.phase != NULL:
+        o.phase[j] = phase_index(g.phase)
+    if o.hand_id != NULL:
+        o.hand_id[j] = g.hand_id
+    fill_mask(e, e.legal)
+    if o.mask != NULL:
+        memcpy(o.mask + j * N_ACT, e.legal, N_ACT)
+    if seat < 0:
+        seat = 0       # a finished hand (autoreset off): the terminal observation of seat 0
+    if o.obs != NULL:
+        encode(e, seat, o.obs + j * OBS)
+    elif o.obsf != NULL:
+        encode(e, seat, scratch)
+        to_float(scratch, o.obsf + j * OBS)
+
+
+cdef void env_step(const shared_t* sh, env_t* e, long j, int a, const out_t* o) noexcept nogil:
+    cdef int actor = e.g.pend_seat
+    clear_out(j, o)
+    if apply_action(e, a):
+        advance(sh, e, j, actor, o)
+    write_out(e, j, o)
+
+
+cdef inline void clear_out(long j, const out_t* o) noexcept nogil:
+    if o.reward != NULL:
+        memset(o.reward + 4 * j, 0, 4 * sizeof(float))
+    if o.term != NULL:
+        o.term[j] = 0
+
+
+cdef inline int legal(const env_t* e, long long a) noexcept nogil:
+    """Is action id `a` legal in env e now? (its mask, kept by the env: the caller's copy may
+    have been written to)"""
+    return 0 <= a < N_ACT and e.legal[a]
+
+
+# ---------------------------------------------------------------------------------------------
+# The Python face (fastsheng.vec validates its arguments and owns the arrays)
+
+cdef class VecCore:
+    """N envs of one rules set and line-up. Built by fastsheng.vec.VecEnv (not a public API):
+    `plan` a BatchPlan.core_fields() dict (rules, level, first_hand), `lineup` the
+    fastsheng.bots.Lineup of the four seats (a controlled seat's entry is never asked),
+    `controlled` the caller's seats as a bit mask, `auto` three line-ups or None (the calls,
+    炒底 and burial of controlled seats), `threads` the OpenMP threads of a step."""
+    cdef env_t* envs
+    cdef short* traces
+    cdef readonly long n
+    cdef shared_t sh
+    cdef int threads
+    cdef object _keep
+    cdef out_t out
+    cdef object _out_keep
+
+    def __cinit__(self, long n, plan, lineup, int controlled, auto, int autoreset=1,
+                  int threads=1):
+        cdef batch_plan_t p = plan
+        cdef const lineup_t* L = lineup_of(lineup)
+        cdef long j
+        cdef env_t* e
+        if n <= 0:
+            raise ValueError(f"n must be a positive number of envs, not {n}")
+        if not 0 < controlled < 16:
+            raise ValueError("at least one seat must be controlled")
+        calls, chaodi, burial = auto
+        self.sh.controlled = controlled
+        self.sh.autoreset = autoreset
+        self.sh.auto_calls = lineup_of(calls) if calls is not None else NULL
+        self.sh.auto_chaodi = lineup_of(chaodi) if chaodi is not None else NULL
+        self.sh.auto_burial = lineup_of(burial) if burial is not None else NULL
+        self._keep = (lineup, calls, chaodi, burial)
+        self.threads = threads if threads > 0 else 1
+        self.n = n
+        self.envs = <env_t*>calloc(n, sizeof(env_t))
+        # one block for every env's events: only the pages a hand writes are ever touched
+        self.traces = <short*>calloc(n * TRACE_CAP, sizeof(short))
+        if self.envs == NULL or self.traces == NULL:
+            raise MemoryError()
+        for j in range(n):
+            e = &self.envs[j]
+            batch_fill(&e.b, &p, L, None, None, None, None, None, None)
+            e.trace = self.traces + j * TRACE_CAP
+            e.b.trace = e.trace
+            e.b.trace_cap = TRACE_CAP
+            e.b.trace_at = NULL
+            e.done = 1
+        memset(&self.out, 0, sizeof(out_t))
+
+    def __dealloc__(self):
+        free(self.envs)
+        free(self.traces)
+
+    @staticmethod
+    def sizes():
+        """sizeof of an env and of a hand row (fastsheng.vec checks HAND_DTYPE against it)."""
+        return {"env": sizeof(env_t), "hand_row": sizeof(hand_row_t), "obs": OBS}
+
+    def bind(self, obs=None, obsf=None, mask=None, seat=None, decision=None, phase=None,
+             reward=None, term=None, rows=None, hand_id=None, final_obs=None, final_obsf=None):
+        """Where step, reset and observe write: C-contiguous arrays of the right shapes and
+        dtypes (fastsheng.vec allocates them), kept alive here."""
+        cdef out_t o
+        memset(&o, 0, sizeof(out_t))
+        o.obs = <u8*>_addr(obs, self.n * OBS)
+        o.obsf = <float*>_addr(obsf, self.n * OBS * sizeof(float))
+        o.mask = <u8*>_addr(mask, self.n * N_ACT)
+        o.seat = <signed char*>_addr(seat, self.n)
+        o.decision = <signed char*>_addr(decision, self.n)
+        o.phase = <signed char*>_addr(phase, self.n)
+        o.reward = <float*>_addr(reward, self.n * 4 * sizeof(float))
+        o.term = <u8*>_addr(term, self.n)
+        o.rows = <hand_row_t*>_addr(rows, self.n * sizeof(hand_row_t))
+        o.hand_id = <unsigned long long*>_addr(hand_id, self.n * 8)
+        o.final_obs = <u8*>_addr(final_obs, self.n * OBS)
+        o.final_obsf = <float*>_addr(final_obsf, self.n * OBS * sizeof(float))
+        self.out = o
+        self._out_keep = (obs, obsf, mask, seat, decision, phase, reward, term, rows, hand_id,
+                          final_obs, final_obsf)
+
+    def reset_env(self, long j, state, long index, unsigned long long id_base, act_state):
+        """Env j starts hand `index` of the stream `state` (4 words: its hands are the
+        stream's splits, as a simulator batch's), numbered id_base + index, and runs to its
+        first controlled decision (its outputs written). `act_state`: random_actions'
+        stream."""
+        cdef env_t* e
+        cdef rng_t skip
+        cdef long k, _k
+        if not 0 <= j < self.n:
+            raise IndexError(f"env {j} is not in 0..{self.n - 1}")
+        e = &self.envs[j]
+        for k in range(4):
+            e.master.s[k] = state[k]
+            e.act_rng.s[k] = act_state[k]
+        with nogil:
+            for _k in range(index):
+                rng_split(&e.master, &skip)
+        e.index = index
+        e.b.id_base = id_base
+        e.b.errors = 0
+        e.bad = BAD_NONE
+        with nogil:
+            hand_start(e, self.sh.controlled)
+            clear_out(j, &self.out)
+            advance(&self.sh, e, j, -1, &self.out)
+            write_out(e, j, &self.out)
+        self._check(j, j + 1)
+
+    def first_illegal(self, const long long[::1] actions):
+        """The first env whose action is not legal now (-1: none). Nothing is applied."""
+        cdef long j, bad = -1
+        if actions.shape[0] != self.n:
+            raise ValueError(f"{actions.shape[0]} actions for {self.n} envs")
+        with nogil:
+            for j in range(self.n):
+                if not legal(&self.envs[j], actions[j]):
+                    bad = j
+                    break
+        return bad
+
+    def step(self, const long long[::1] actions):
+        """Apply one action per env (all checked first: -1 is returned with nothing applied
+        when one is illegal, else the count of envs stepped) and run every env to its next
+        controlled decision, writing the bound outputs."""
+        cdef long j, n = self.n, bad
+        cdef int nt = self.threads
+        bad = self.first_illegal(actions)
+        if bad >= 0:
+            return bad
+        with nogil:
+            if nt > 1:
+                for j in prange(n, num_threads=nt, schedule="static"):
+                    env_step(&self.sh, &self.envs[j], j, <int>actions[j], &self.out)
+            else:
+                for j in range(n):
+                    env_step(&self.sh, &self.envs[j], j, <int>actions[j], &self.out)
+        self._check(0, n)
+        return -1
+
+    cdef void _check(self, long lo, long hi) except *:
+        cdef long j
+        for j in range(lo, hi):
+            if self.envs[j].bad:
+                why = {BAD_TRACE: "its hand's events overflowed the trace buffer",
+                       BAD_LOOP: "hands ended without a decision of a controlled seat",
+                       BAD_ERRORS: "the C loop met an illegal play (a bot's bug)"}
+                raise RuntimeError(f"env {j}: {why.get(self.envs[j].bad, 'failed')}")
+
+    def observe(self, const signed char[::1] seats, u8[:, ::1] out=None, float[:, ::1] outf=None):
+        """Every env's observation of seats[j] (what that seat may know now) into out (uint8)
+        or outf (float32), shape (n, OBS)."""
+        cdef long j
+        cdef u8 scratch[OBS]
+        cdef bint u = out is not None
+        if seats.shape[0] != self.n:
+            raise ValueError(f"{seats.shape[0]} seats for {self.n} envs")
+        if (out.shape[0] if u else outf.shape[0]) != self.n:
+            raise ValueError(f"an output for {self.n} envs")
+        for j in range(self.n):
+            if not 0 <= seats[j] < 4:
+                raise ValueError(f"env {j}: seat {seats[j]} is not 0..3")
+        with nogil:
+            for j in range(self.n):
+                if u:
+                    encode(&self.envs[j], seats[j], &out[j, 0])
+                else:
+                    encode(&self.envs[j], seats[j], scratch)
+                    to_float(scratch, &outf[j, 0])
+
+    def random_actions(self, long long[::1] out):
+        """A uniformly random legal action id per env, from each env's own stream."""
+        cdef long j
+        cdef int a, cnt, k
+        cdef u8 m[N_ACT]
+        with nogil:
+            for j in range(self.n):
+                memcpy(m, self.envs[j].legal, N_ACT)
+                cnt = 0
+                for a in range(N_ACT):
+                    cnt += m[a]
+                out[j] = -1
+                if cnt:
+                    k = rng_below(&self.envs[j].act_rng, cnt)
+                    for a in range(N_ACT):
+                        if m[a]:
+                            if k == 0:
+                                out[j] = a
+                                break
+                            k -= 1
+
+    # --- one env, for the adapters and the tests ---
+
+    def pending(self, long j):
+        """(phase code, decision code, seat, picked cards) of env j (-1s when over)."""
+        cdef env_t* e = &self.envs[self._index(j)]
+        if e.done or e.g.phase == PH_DONE:
+            return phase_index(e.g.phase), -1, -1, []
+        return (phase_index(e.g.phase), e.g.pend_kind - DEC_DECLARE, e.g.pend_seat,
+                from_hand(e.picked))
+
+    def mask_of(self, long j, u8[::1] out):
+        memcpy(&out[0], self.envs[self._index(j)].legal, N_ACT)
+
+    def obs_of(self, long j, int seat, u8[::1] out=None, float[::1] outf=None):
+        cdef u8 scratch[OBS]
+        cdef env_t* e = &self.envs[self._index(j)]
+        if not 0 <= seat < 4:
+            raise ValueError(f"seat must be 0..3, not {seat}")
+        if out is not None:
+            encode(e, seat, &out[0])
+        else:
+            encode(e, seat, scratch)
+            to_float(scratch, &outf[0])
+
+    def step_one(self, long j, int a):
+        """Apply action id `a` to env j alone (False, nothing applied, when it is not legal) and
+        run it on; its outputs are written to the bound arrays."""
+        cdef env_t* e = &self.envs[self._index(j)]
+        if not legal(e, a):
+            return False
+        with nogil:
+            env_step(&self.sh, e, j, a, &self.out)
+        self._check(j, j + 1)
+        return True
+
+    def hands(self, long j):
+        """The four hands of env j (for tests and analysis; a seat reads its observation)."""
+        cdef env_t* e = &self.envs[self._index(j)]
+        return [from_hand(e.g.t.hands[s]) for s in range(4)]
+
+    def row_bytes(self, long j):
+        """Env j's hand row as it stands (complete once the hand is over)."""
+        cdef env_t* e = &self.envs[self._index(j)]
+        return (<char*>&e.row)[:sizeof(hand_row_t)]
+
+    def trace(self, long j):
+        """Env j's events of the hand in play (int16, as fastsheng.engine.traces decodes)."""
+        cdef env_t* e = &self.envs[self._index(j)]
+        import numpy as np
+        a = np.empty(e.b.trace_len, dtype=np.int16)
+        cdef short[::1] v
+        if e.b.trace_len:
+            v = a
+            memcpy(&v[0], e.trace, e.b.trace_len * sizeof(short))
+        return a
+
+    def done(self, long j):
+        return bool(self.envs[self._index(j)].done)
+
+    def set_world(self, long j, bytes blob, state, picked):
+        """Env j plays on from a world dealt from a sealed public state (Game.sample_world's
+        dealer: fastsheng._state.GameCore.world) with the cards `picked` so far; its own stream
+        and hand count are kept, so its next hand is the one it would have dealt."""
+        cdef env_t* e = &self.envs[self._index(j)]
+        cdef const char* q = PyBytes_AS_STRING(blob)
+        cdef Py_ssize_t base = PUB_HEADER + sizeof(game_t) + sizeof(batch_t) + sizeof(hand_row_t)
+        cdef int seat, n, k, s
+        cdef rng_t r, keep_master = e.master
+        cdef game_t* pub
+        cdef hist_t* hist
+        cdef hand_t p = hand_empty()
+        if len(blob) < base or (<const int*>q)[0] != PUB_MAGIC:
+            raise ValueError("not a public state of fastsheng.Game")
+        seat = (<const int*>q)[1]
+        n = (<const int*>q)[2]
+        if not 0 <= seat < 4 or not 0 <= n <= TRACE_CAP or len(blob) != base + n * sizeof(short):
+            raise ValueError("not a public state of fastsheng.Game")
+        for c in picked:
+            p = hand_add_card(p, <int>c)
+        pub = <game_t*>calloc(1, sizeof(game_t))
+        hist = <hist_t*>calloc(1, sizeof(hist_t))
+        if pub == NULL or hist == NULL:
+            free(pub)
+            free(hist)
+            raise MemoryError()
+        try:
+            for k in range(4):
+                r.s[k] = state[k]
+            memcpy(pub, q + PUB_HEADER, sizeof(game_t))
+            memcpy(&e.row, q + PUB_HEADER + sizeof(game_t) + sizeof(batch_t), sizeof(hand_row_t))
+            memcpy(e.trace, q + base, n * sizeof(short))
+            e.b.trace_len = n
+            e.b.overflow = 0
+            with nogil:
+                hist_parse(e.trace, n, hist)
+                world_deal(pub, &e.g, seat, &r, 20000, hist)
+                e.g.b = &e.b
+                e.g.master = &e.master
+                e.g.t.rng = &e.g.bot_rng
+                e.g.t.rows = e.b.rows
+                e.g.row = &e.row
+                e.g.external = self.sh.controlled
+                for s in range(4):
+                    e.g.t.bots[s] = e.b.bots[s]
+                world_history(&e.g, seat, &r, hist)
+                e.master = keep_master
+                e.parsed = 0
+                for s in range(4):
+                    e.kept[s] = hand_empty()
+                parse_trace(e)
+                e.picked = p
+                e.npicked = hand_count(p)
+                e.done = 0
+                clear_out(j, &self.out)
+                write_out(e, j, &self.out)
+        finally:
+            free(pub)
+            free(hist)
+
+    cdef long _index(self, long j) except -1:
+        if not 0 <= j < self.n:
+            raise IndexError(f"env {j} is not in 0..{self.n - 1}")
+        return j
+
+
+cdef void* _addr(object a, Py_ssize_t nbytes) except? NULL:
+    """The data of a C-contiguous writable array of exactly nbytes (None: NULL)."""
+    cdef unsigned char[::1] v
+    if a is None:
+        return NULL
+    if not (a.flags.c_contiguous and a.flags.writeable):
+        raise ValueError("an output must be a C-contiguous writable array")
+    v = a.reshape(-1).view("u1")
+    if v.shape[0] != nbytes:
+        raise ValueError(f"an output of {v.shape[0]} bytes, not {nbytes}")
+    return <void*>&v[0]
+
+
+def obs_tables():
+    """(class of each entry (OBS,), float32 value of each class and uint8 value (N_CLASS, 256),
+    divisor of each class): how a uint8 observation reads as to_tensor's float32 values."""
+    import numpy as np
+    cls = np.array([OBS_CLASS[i] for i in range(OBS)], dtype=np.uint8)
+    lut = np.array([[LUT[c][v] for v in range(256)] for c in range(N_CLASS)], dtype=np.float32)
+    div = np.array([DIVISOR[c] for c in range(N_CLASS)])
+    return cls, lut, div
+
+
+CONSTANTS = {
+    "N_ACTIONS": N_ACT, "DONE": A_DONE, "PASS": A_PASS, "SHOW": A_SHOW, "OBS": OBS,
+    "ROWS": N_ROWS, "PLANE_HAND": P_HAND, "PLANE_PLAYED": P_PLAYED, "PLANE_TRICK": P_TRICK,
+    "PLANE_KITTY": P_KITTY, "PLANE_SHOWN": P_SHOWN, "PLANE_TRUMP": P_TRUMP,
+    "PLANE_POINTS": P_POINTS, "PLANE_PICKED": P_PICKED, "PLANE_ATTEMPT": P_ATTEMPT,
+    "PLANE_NOPAIRS": P_NOPAIRS, "SC_PHASE": S_PHASE, "SC_DECISION": S_DECISION,
+    "SC_DEALER": S_DEALER, "SC_LEVEL": S_LEVEL, "SC_POINTS": S_POINTS, "SC_TRICKS": S_TRICKS,
+    "SC_HAND_SIZES": S_SIZES, "SC_VOIDS": S_VOIDS, "SC_LEAD_FAILED": S_FAILED,
+    "SC_BARRED": S_BARRED,
+}
