@@ -27,9 +27,6 @@ CORE_MODULES = [
     "bots._lineup",
     "_vec",
 ]
-# Modules whose loops run on several threads (Cython's prange over OpenMP); without OpenMP
-# (FASTSHENG_NO_OPENMP=1, or a compiler without it) the same loops run on one thread.
-OPENMP = set() if os.environ.get("FASTSHENG_NO_OPENMP") else {"_vec"}
 
 extra = ["-O3"]
 if platform.machine().lower() in ("x86_64", "amd64"):
@@ -44,8 +41,7 @@ extensions = [
         f"fastsheng.{name}",
         [f"src/fastsheng/{name.replace('.', '/')}.pyx"],
         include_dirs=[np.get_include(), "src/fastsheng"],
-        extra_compile_args=extra + (["-fopenmp"] if name in OPENMP else []),
-        extra_link_args=["-fopenmp"] if name in OPENMP else [],
+        extra_compile_args=extra,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
     for name in CORE_MODULES

@@ -24,7 +24,6 @@ cdef extern from *:
     """
 
 from cpython.bytes cimport PyBytes_AS_STRING
-from cython.parallel cimport prange
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
@@ -42,6 +41,31 @@ from fastsheng._game cimport (
 from fastsheng._rng cimport rng_below, rng_split, rng_t
 from fastsheng._state cimport enum_follows
 from fastsheng._worlds cimport hist_parse, hist_t, kitty_known, world_deal, world_history
+
+cdef extern from "<pthread.h>" nogil:
+    ctypedef struct pthread_mutex_t:
+        pass
+    ctypedef struct pthread_cond_t:
+        pass
+    ctypedef unsigned long pthread_t
+    int pthread_create(pthread_t* t, const void* attr, void* (*run)(void*) noexcept nogil,
+                       void* arg)
+    int pthread_join(pthread_t t, void** out)
+    int pthread_mutex_init(pthread_mutex_t* m, const void* attr)
+    int pthread_mutex_destroy(pthread_mutex_t* m)
+    int pthread_mutex_lock(pthread_mutex_t* m)
+    int pthread_mutex_unlock(pthread_mutex_t* m)
+    int pthread_cond_init(pthread_cond_t* c, const void* attr)
+    int pthread_cond_destroy(pthread_cond_t* c)
+    int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m)
+    int pthread_cond_broadcast(pthread_cond_t* c)
+    int pthread_cond_signal(pthread_cond_t* c)
+
+cdef extern from *:
+    """
+    static inline long fs_fetch_add(long* p, long v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+    """
+    long fs_fetch_add(long* p, long v) noexcept nogil
 
 cdef enum:
     NCARDS = 54
@@ -82,6 +106,8 @@ cdef enum:
     C_TRICKS = 5             # v / 25
     C_SIZES = 6              # v / 33
     N_CLASS = 7
+    CHUNK = 8                # envs a thread takes at a time (a step's work is shared out)
+    MAX_THREADS = 64
     TRACE_CAP = 1 << 16      # shorts of one hand's events (as fastsheng._state: many redeals fit)
     PUB_HEADER = 16          # a sealed public state's header (fastsheng._state.public_state)
     PUB_MAGIC = 0x46535731
@@ -510,6 +536,113 @@ cdef inline int legal(const env_t* e, long long a) noexcept nogil:
 
 
 # ---------------------------------------------------------------------------------------------
+# Threads: a step's envs shared out in chunks among `threads` threads (the caller's and
+# threads - 1 workers that sleep on a condition between steps: nothing spins, so a shared
+# machine loses no time to waiting threads)
+
+cdef struct work_t:
+    const shared_t* sh
+    env_t* envs
+    const long long* actions
+    const out_t* out
+    long n
+    long next                # the next chunk's first env (taken atomically)
+
+
+cdef struct pool_t:
+    pthread_mutex_t mu
+    pthread_cond_t go        # a new step (gen changed) or stop
+    pthread_cond_t idle      # a worker finished its share (busy reached 0)
+    int gen
+    int busy                 # workers still working on this step
+    int stop
+    int nworkers
+    work_t* work
+    pthread_t tid[MAX_THREADS]
+
+
+cdef void run_work(work_t* w) noexcept nogil:
+    cdef long lo, j, hi
+    while True:
+        lo = fs_fetch_add(&w.next, CHUNK)
+        if lo >= w.n:
+            return
+        hi = lo + CHUNK if lo + CHUNK < w.n else w.n
+        for j in range(lo, hi):
+            env_step(w.sh, &w.envs[j], j, <int>w.actions[j], w.out)
+
+
+cdef void* worker(void* arg) noexcept nogil:
+    cdef pool_t* p = <pool_t*>arg
+    cdef int seen = 0
+    while True:
+        pthread_mutex_lock(&p.mu)
+        while p.gen == seen and not p.stop:
+            pthread_cond_wait(&p.go, &p.mu)
+        if p.stop:
+            pthread_mutex_unlock(&p.mu)
+            return NULL
+        seen = p.gen
+        pthread_mutex_unlock(&p.mu)
+        run_work(p.work)
+        pthread_mutex_lock(&p.mu)
+        p.busy -= 1
+        if p.busy == 0:
+            pthread_cond_signal(&p.idle)
+        pthread_mutex_unlock(&p.mu)
+
+
+cdef pool_t* pool_open(int nworkers) noexcept nogil:
+    cdef pool_t* p = <pool_t*>calloc(1, sizeof(pool_t))
+    cdef int i
+    if p == NULL:
+        return NULL
+    pthread_mutex_init(&p.mu, NULL)
+    pthread_cond_init(&p.go, NULL)
+    pthread_cond_init(&p.idle, NULL)
+    for i in range(nworkers):
+        if pthread_create(&p.tid[i], NULL, worker, p) != 0:
+            break
+        p.nworkers += 1
+    return p
+
+
+cdef void pool_close(pool_t* p) noexcept nogil:
+    cdef int i
+    if p == NULL:
+        return
+    pthread_mutex_lock(&p.mu)
+    p.stop = 1
+    pthread_cond_broadcast(&p.go)
+    pthread_mutex_unlock(&p.mu)
+    for i in range(p.nworkers):
+        pthread_join(p.tid[i], NULL)
+    pthread_cond_destroy(&p.go)
+    pthread_cond_destroy(&p.idle)
+    pthread_mutex_destroy(&p.mu)
+    free(p)
+
+
+cdef void pool_run(pool_t* p, work_t* w) noexcept nogil:
+    """Every env of `w` stepped, by the caller and the workers together."""
+    w.next = 0
+    if p == NULL or p.nworkers == 0:
+        run_work(w)
+        return
+    pthread_mutex_lock(&p.mu)
+    p.work = w
+    p.busy = p.nworkers
+    p.gen += 1
+    pthread_cond_broadcast(&p.go)
+    pthread_mutex_unlock(&p.mu)
+    run_work(w)
+    pthread_mutex_lock(&p.mu)
+    while p.busy:
+        pthread_cond_wait(&p.idle, &p.mu)
+    pthread_mutex_unlock(&p.mu)
+
+
+# ---------------------------------------------------------------------------------------------
 # The Python face (fastsheng.vec validates its arguments and owns the arrays)
 
 cdef class VecCore:
@@ -523,6 +656,7 @@ cdef class VecCore:
     cdef readonly long n
     cdef shared_t sh
     cdef int threads
+    cdef pool_t* pool
     cdef object _keep
     cdef out_t out
     cdef object _out_keep
@@ -544,7 +678,11 @@ cdef class VecCore:
         self.sh.auto_chaodi = lineup_of(chaodi) if chaodi is not None else NULL
         self.sh.auto_burial = lineup_of(burial) if burial is not None else NULL
         self._keep = (lineup, calls, chaodi, burial)
-        self.threads = threads if threads > 0 else 1
+        self.threads = threads if 0 < threads <= MAX_THREADS else 1
+        if self.threads > 1:
+            self.pool = pool_open(self.threads - 1)
+            if self.pool == NULL:
+                raise MemoryError()
         self.n = n
         self.envs = <env_t*>calloc(n, sizeof(env_t))
         # one block for every env's events: only the pages a hand writes are ever touched
@@ -562,6 +700,7 @@ cdef class VecCore:
         memset(&self.out, 0, sizeof(out_t))
 
     def __dealloc__(self):
+        pool_close(self.pool)
         free(self.envs)
         free(self.traces)
 
@@ -636,18 +775,18 @@ cdef class VecCore:
         """Apply one action per env (all checked first: -1 is returned with nothing applied
         when one is illegal, else the count of envs stepped) and run every env to its next
         controlled decision, writing the bound outputs."""
-        cdef long j, n = self.n, bad
-        cdef int nt = self.threads
+        cdef long n = self.n, bad
+        cdef work_t w
         bad = self.first_illegal(actions)
         if bad >= 0:
             return bad
+        w.sh = &self.sh
+        w.envs = self.envs
+        w.actions = &actions[0]
+        w.out = &self.out
+        w.n = n
         with nogil:
-            if nt > 1:
-                for j in prange(n, num_threads=nt, schedule="static"):
-                    env_step(&self.sh, &self.envs[j], j, <int>actions[j], &self.out)
-            else:
-                for j in range(n):
-                    env_step(&self.sh, &self.envs[j], j, <int>actions[j], &self.out)
+            pool_run(self.pool, &w)
         self._check(0, n)
         return -1
 
