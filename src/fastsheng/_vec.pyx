@@ -902,6 +902,24 @@ cdef class VecCore:
         self._check(j, j + 1)
         return True
 
+    def bot_ids(self, long j, lineup):
+        """The decision seat `pend_seat` of `lineup` (a fastsheng.bots.Lineup) takes for env j's
+        pending decision, drawn from the env's bot stream (as fastsheng.Game.bot_action draws
+        it), as action ids: pass or a call, or the cards (then done for a lead). The env keeps
+        the bot's own lead and its failure estimate, counted in the row's throw_risk when that
+        very lead is played (as the simulator counts its bots')."""
+        cdef env_t* e = &self.envs[self._index(j)]
+        cdef const lineup_t* L = lineup_of(lineup)
+        cdef int kind = e.g.pend_kind
+        if e.done or e.g.phase == PH_DONE:
+            raise ValueError(f"env {j}: the hand is over")
+        with nogil:
+            bot_decide(&e.g, L.rows, &L.seats[e.g.pend_seat])
+        e.g.dec_ready = 0
+        if kind == DEC_DECLARE:
+            return [A_PASS if e.g.dec_choice < 0 else A_SHOW + e.g.opts[e.g.dec_choice]]
+        return from_hand(e.g.dec_cards) + ([A_DONE] if kind == DEC_LEAD else [])
+
     def hands(self, long j):
         """The four hands of env j (for tests and analysis; a seat reads its observation)."""
         cdef env_t* e = &self.envs[self._index(j)]

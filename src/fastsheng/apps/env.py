@@ -1,8 +1,9 @@
 """A PettingZoo AEC environment: one hand of 双升 per episode, four agents, masked actions.
 
-Needs the optional extra ``pip install fastsheng[env]`` (pettingzoo, gymnasium). Built on
-:class:`fastsheng.Game`; docs/game.md, "A PettingZoo environment", describes the spaces and the
-rewards.
+Needs the optional extra ``pip install fastsheng[env]`` (pettingzoo, gymnasium). Built on the
+core of :class:`fastsheng.vec.VecEnv` (one env, every seat controlled), so its observations,
+masks, moves and rewards are the vectorized environment's own; docs/game.md, "A PettingZoo
+environment", describes the spaces and the rewards.
 
 Actions are one fixed ``Discrete(68)`` space for every decision:
 
@@ -34,48 +35,28 @@ except ImportError as e:  # the optional extra is missing: say how to get it
         f"fastsheng.apps.env needs PettingZoo and Gymnasium: pip install 'fastsheng[env]' ({e})"
     ) from e
 
-from fastsheng.cards import BIG_JOKER, RANKS, SMALL_JOKER, format_card, format_cards
+from fastsheng.cards import RANKS, format_cards
 from fastsheng.engine.game import Action, Game, check_seed
 from fastsheng.engine.observation import TENSOR_SHAPE
+from fastsheng.engine.schema import hands_table
 from fastsheng.errors import IllegalPlay
 from fastsheng.rules import Rules
+from fastsheng.vec import (
+    DECISIONS,
+    DONE,
+    N_ACTIONS,
+    N_CARDS,
+    PASS,
+    SHOW,
+    VecEnv,
+    action_name,
+    show_code,
+)
 
 __all__ = ["env", "raw_env", "N_ACTIONS", "DONE", "PASS", "SHOW", "action_name", "show_code"]
 
-N_CARDS = 54
-DONE = 54
-PASS = 55
-SHOW = 56  # SHOW + show code
-N_SHOW_CODES = 12
-N_ACTIONS = SHOW + N_SHOW_CODES
 AGENTS = tuple(f"player_{s}" for s in range(4))  # player_s sits at seat s; teams 0/2 and 1/3
-
-_DENOMS = ("S", "H", "C", "D", "SJ", "BJ")
-
-
-def show_code(cards: tuple[int, ...] | list[int]) -> int:
-    """The show code (0..11) of a call's cards: a level card, or a joker when no level card is
-    shown (a joker that only accompanies a level card, under declare_needs_joker, is not its
-    denomination); a pair when that card is shown twice."""
-    level_cards = [c for c in cards if c < SMALL_JOKER]
-    main = level_cards[0] if level_cards else cards[0]
-    denom = main // 13 if main < SMALL_JOKER else 4 + (main == BIG_JOKER)
-    kind = 1 if list(cards).count(main) == 2 else 0
-    return kind * 6 + denom
-
-
-def action_name(action: int) -> str:
-    """A readable name for an action id: a card ("10H"), "done", "pass", "show pair H"."""
-    if 0 <= action < N_CARDS:
-        return format_card(action)
-    if action == DONE:
-        return "done"
-    if action == PASS:
-        return "pass"
-    if SHOW <= action < N_ACTIONS:
-        k = action - SHOW
-        return f"show {'pair' if k // 6 else 'single'} {_DENOMS[k % 6]}"
-    raise ValueError(f"action {action} is not in 0..{N_ACTIONS - 1}")
+BATCH_SIZE = 10_000  # reset() deals the hands of simulate_hands(rules, ..., seed) in order
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -91,8 +72,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
     seed=s, level=level)``; each later ``reset()`` without a seed deals the next hand of that
     run (1, 2, ...), so a sequence of episodes is a pure function of the seed. The environment
     is `seed` (default 0) until a reset gives one; the seed is never taken from the clock.
-    ``self.game`` is the fastsheng.Game being played (all four hands: for analysis, not for
-    agents)."""
+    The hand is played by a :class:`fastsheng.vec.VecEnv` of one env (``self.vec``);
+    ``self.game`` is a fastsheng.Game of the same hand kept in step with it (all four hands:
+    for analysis, not for agents)."""
 
     metadata = {
         "name": "fastsheng_v0",
@@ -111,14 +93,18 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
         self.render_mode = render_mode
-        self._rules = rules
+        self._seed = check_seed(seed)
         self._level = level
-        self._seed = seed
         self._next_hand = 0
-        Game(rules, seed=seed, level=level)  # checks rules, seed and level now
+        # one env, every seat an agent, no next hand after the last move (checks rules and level)
+        self.vec = VecEnv(1, rules, seed=self._seed, level=level, dtype=np.float32, autoreset=False)
+        self._rules = self.vec.rules
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
-        self.game: Game | None = None
+        self._game: Game | None = None
+        self._dealt = False
+        self._moves: list[int] = []  # this hand's action ids (what self.game replays)
+        self._replayed = 0
         obs = spaces.Box(0.0, 1.0, TENSOR_SHAPE, np.float32)
         mask = spaces.Box(0, 1, (N_ACTIONS,), np.int8)
         self._obs_space = spaces.Dict({"observation": obs, "action_mask": mask})
@@ -139,15 +125,35 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
             self._next_hand = 0
         self.hand_id = self._next_hand
         self._next_hand += 1
-        self.game = Game(self._rules, seed=self._seed, hand_id=self.hand_id, level=self._level)
+        self.vec.seed = self._seed
+        self.vec.deal(0, self.hand_id, batch_size=BATCH_SIZE)
+        self._game = None
+        self._dealt = True
+        self._moves = []
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._mask_cache: np.ndarray | None = None
-        self.agent_selection = AGENTS[self.game.to_act]
+        self.agent_selection = AGENTS[int(self.vec._seat[0])]
+
+    @property
+    def game(self) -> Game | None:
+        """The hand as a fastsheng.Game: the same deal with this hand's moves applied (made
+        when first read, then kept up to date)."""
+        if self._game is None and not self._dealt:
+            return None  # before the first reset
+        if self._game is None:
+            self._game = _HandView(
+                self._rules, seed=self._seed, hand_id=self.hand_id, level=self._level
+            )
+            self._game._vec = self.vec
+            self._replayed = 0
+        for a in self._moves[self._replayed :]:
+            _apply(self._game, a)
+        self._replayed = len(self._moves)
+        return self._game
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -156,68 +162,51 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
             return
         self._cumulative_rewards[agent] = 0
         self.rewards = {a: 0 for a in self.agents}
-        self._play(int(action))
-        self._mask_cache = None
-        g = self.game
-        if g.phase == "done":
+        ended = self._play(action)
+        if ended:
             self._finish()
         else:
-            self.agent_selection = AGENTS[g.to_act]
+            self.agent_selection = AGENTS[int(self.vec._seat[0])]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
-    def _play(self, action: int) -> None:
-        g = self.game
+    def _play(self, action: Any) -> bool:
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"an action is an int action id, not {action!r}")
+        action = int(action)
         if not 0 <= action < N_ACTIONS:  # raw_env has no bounds wrapper; -1 must not wrap around
             raise ValueError(f"action {action} is not in 0..{N_ACTIONS - 1}")
-        if not self._legal_mask()[action]:
+        if not self.vec._mask[0, action]:
+            seat = int(self.vec._seat[0])
+            decision = DECISIONS[int(self.vec._decision[0])]
             raise IllegalPlay(
-                f"{action_name(action)} (action {action}) is not legal for seat {g.to_act} now "
-                f"({g.decision}); pick an action whose action_mask entry is 1"
+                f"{action_name(action)} (action {action}) is not legal for seat {seat} now "
+                f"({decision}); pick an action whose action_mask entry is 1"
             )
-        if action < N_CARDS:
-            g.apply_card(action)
-        else:  # done, pass or a show: the Action offered for it
-            g.apply(next(a for a in g.legal_actions() if _id(a) == action))
+        ended = self.vec.act(0, action)
+        self._moves.append(action)
+        return ended
 
     def _finish(self) -> None:
-        row = self.game.result()
-        dealer_team = row["dealer"] % 2
-        winners = dealer_team if row["winner"] == "dealer" else 1 - dealer_team
-        gain = int(row["levels"])
+        rows = self.vec._rows[:1].copy()
+        batch = self.hand_id // BATCH_SIZE
+        row = hands_table(rows, batch, self._rules, ["user"] * 4, False).to_pylist()[0]
+        reward = self.vec._reward[0]
         for s, a in enumerate(AGENTS):
-            self.rewards[a] = gain if s % 2 == winners else -gain
+            self.rewards[a] = int(reward[s])
             self.terminations[a] = True
             self.infos[a] = {"result": row}
 
     # --- what an agent sees ---------------------------------------------------------------
 
-    def _legal_mask(self) -> np.ndarray:
-        """The mask of the agent to act (cached for one state)."""
-        if self._mask_cache is not None:
-            return self._mask_cache
-        g = self.game
-        mask = np.zeros(N_ACTIONS, np.int8)
-        decision = g.decision
-        if decision == "declare":
-            for a in g.legal_actions():
-                mask[_id(a)] = 1
-        elif decision is not None:
-            mask[g.legal_cards()] = 1
-            if decision == "lead" and g.picked:
-                mask[DONE] = 1
-        self._mask_cache = mask
-        return mask
-
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = AGENTS.index(agent)
-        g = self.game
-        if g.phase != "done" and g.to_act == seat:
-            mask = self._legal_mask().copy()
+        if int(self.vec._seat[0]) == seat:
+            mask = self.vec._mask[0].astype(np.int8)
         else:
             mask = np.zeros(N_ACTIONS, np.int8)
-        return {"observation": g.observation(seat).to_tensor(), "action_mask": mask}
+        return {"observation": self.vec.observation(0, seat), "action_mask": mask}
 
     def render(self) -> str | None:
         if self.render_mode is None or self.game is None:
@@ -230,6 +219,28 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
 
     def close(self) -> None:
         pass
+
+
+class _HandView(Game):
+    """The environment's hand as a fastsheng.Game. Asking it a built-in bot's action asks the
+    environment's core too, so both draw the bot stream alike and the core counts that bot's
+    own lead estimate (throw_risk) when the lead is played through the environment."""
+
+    _vec: VecEnv
+
+    def bot_action(self, name: Any = "expert") -> Any:
+        action = super().bot_action(name)
+        if isinstance(name, str):
+            self._vec.bot_action(0, name)
+        return action
+
+
+def _apply(g: Game, action: int) -> None:
+    """An action id applied to a fastsheng.Game (as the environment applies it to its hand)."""
+    if action < N_CARDS:
+        g.apply_card(action)
+    else:  # done, pass or a show: the Action offered for it
+        g.apply(next(a for a in g.legal_actions() if _id(a) == action))
 
 
 def _id(a: Action) -> int:

@@ -26,6 +26,7 @@ from fastsheng.engine.checks import as_rules, core_level, positive, seed_state
 from fastsheng.engine.observation import TENSOR_SHAPE
 from fastsheng.engine.plan import BatchPlan, Trace
 from fastsheng.engine.schema import HAND_DTYPE
+from fastsheng.errors import IllegalPlay
 from fastsheng.rules import Rules
 
 __all__ = [
@@ -301,14 +302,13 @@ class VecEnv:
         level=level)``) and runs to its first controlled decision, its outputs written; its next
         hands are the following ones of that batch's stream. ``reset`` deals hand
         (first_batch + j) * VEC_BATCH_SIZE to env j."""
-        if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 0 <= j < self.n:
-            raise ValueError(f"env {j!r} is not in 0..{self.n - 1}")
+        j = self._env(j)
         if isinstance(hand_id, bool) or not isinstance(hand_id, (int, np.integer)) or hand_id < 0:
             raise ValueError(f"hand_id must be a non-negative int, not {hand_id!r}")
         batch, index = divmod(int(hand_id), positive("batch_size", batch_size))
         act = np.random.SeedSequence(self.seed, spawn_key=(batch, RANDOM_KEY))
         self._core.reset_env(
-            int(j),
+            j,
             _stream(self.seed, batch),
             index,
             batch * int(batch_size),
@@ -331,8 +331,40 @@ class VecEnv:
         np.copyto(self._actions, a, casting="unsafe")
         bad = self._core.step(self._actions)
         if bad >= 0:
-            raise ValueError(self._refusal(bad, int(a[bad])))
+            raise IllegalPlay(self._refusal(bad, int(a[bad])))
         return self._result()
+
+    def act(self, j: int, action: int) -> bool:
+        """Env j alone takes action id `action` (the other envs wait); True when its hand ended.
+        Row j of the arrays ``step`` returns is written again (the rewards and row of a hand it
+        ended included). An action that is not legal raises IllegalPlay (a ValueError) naming
+        it, and nothing is applied."""
+        j = self._env(j)
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"env {j}: an action is an int action id, not {action!r}")
+        if not 0 <= action < N_ACTIONS:
+            raise ValueError(f"env {j}: action {action} is not in 0..{N_ACTIONS - 1}")
+        if not self._started:
+            raise ValueError("call reset() before act()")
+        if not self._core.step_one(j, int(action)):
+            raise IllegalPlay(self._refusal(j, int(action)))
+        return bool(self._term[j])
+
+    def bot_action(self, j: int, name: str = "expert") -> list[int]:
+        """The action ids the built-in bot `name` takes for env j's pending decision (a call or
+        pass; a play's cards, then done for a lead), drawn from env j's own bot stream exactly
+        as ``fs.Game.bot_action`` draws it (ask once per decision). Nothing is applied: give
+        them to ``step`` or ``act``; a lead applied as the bot chose it counts the bot's own
+        failure estimate in the row's throw_risk, as in the simulator."""
+        j = self._env(j)
+        if self._seat[j] < 0:
+            raise IllegalPlay(f"env {j}: the hand is over")
+        return self._core.bot_ids(j, lineup_for(_c_bot(name, "bot_action")))
+
+    def _env(self, j: Any) -> int:
+        if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 0 <= j < self.n:
+            raise ValueError(f"env {j!r} is not in 0..{self.n - 1}")
+        return int(j)
 
     def _refusal(self, j: int, action: int) -> str:
         phase, decision, seat, picked = self._core.pending(j)
@@ -340,12 +372,15 @@ class VecEnv:
             name = f"{action_name(action)} (action {action})"
         except ValueError:
             name = f"action {action} (not in 0..{N_ACTIONS - 1})"
+        if decision < 0:
+            return f"env {j}: {name} is not legal: the hand is over"
         mask = np.zeros(N_ACTIONS, np.uint8)
         self._core.mask_of(j, mask)
         legal = ", ".join(action_name(int(i)) for i in np.flatnonzero(mask))
         return (
             f"env {j}: {name} is not legal for seat {seat} now ({DECISIONS[decision]}, phase "
-            f"{PHASES[phase]}); legal: {legal}; nothing was applied"
+            f"{PHASES[phase]}); legal: {legal}; pick an action whose mask entry is True "
+            "(nothing was applied)"
         )
 
     def _result(self) -> Step:
@@ -377,15 +412,27 @@ class VecEnv:
             self._core.observe(s.astype(np.int8), outf=flat)
         return out
 
+    def observation(self, j: int, seat: int) -> np.ndarray:
+        """What `seat` may know in env j now (a new (21, 54) array of the env's dtype)."""
+        j = self._env(j)
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 4:
+            raise ValueError(f"seat must be 0..3, not {seat!r}")
+        out = np.zeros(OBS_SHAPE, self.dtype)
+        if self.dtype == np.uint8:
+            self._core.obs_of(j, int(seat), out=out.reshape(-1))
+        else:
+            self._core.obs_of(j, int(seat), outf=out.reshape(-1))
+        return out
+
     def hands(self, j: int) -> list[list[int]]:
         """The four hands of env j (analysis and tests; a policy reads its observation)."""
-        return self._core.hands(j)
+        return self._core.hands(self._env(j))
 
     def trace(self, j: int) -> list[dict[str, Any]]:
         """Env j's hand in play so far as events (``fs.Game.trace()``'s format)."""
         from fastsheng.engine.traces import decode_trace
 
-        return decode_trace(self._core.trace(j))
+        return decode_trace(self._core.trace(self._env(j)))
 
     def set_world(self, j: int, observation: Any, rng: Any = None) -> None:
         """Env j plays on from a world consistent with `observation` (a ``fs.Observation`` of
@@ -399,7 +446,7 @@ class VecEnv:
             raise ValueError("set_world takes an Observation made by fastsheng.Game.observation")
         if observation._rules != self.rules:
             raise ValueError("the observation's rules are not this VecEnv's")
-        self._core.set_world(int(j), public, rng_words(rng), list(observation.picked))
+        self._core.set_world(self._env(j), public, rng_words(rng), list(observation.picked))
 
     def __repr__(self) -> str:
         seats = ",".join("you" if b is None else b for b in self.seat_bots)
