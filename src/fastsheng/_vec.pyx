@@ -319,10 +319,11 @@ cdef void fill_mask(env_t* e) noexcept nogil:
     elif kind == DEC_FOLLOW:
         h = g.t.hands[s]
         if g.tr.shape.ncards == 1:
-            # a single: any card of the led suit, or any card at all without one
+            # a single: any card of the led suit (without one, the rules' void_fill decides)
             suit = hand_mask(h, g.t.ctx.suit_bb[g.tr.shape.eff]).one
-            legal_bits(e, suit if suit else h.one)
-            return
+            if suit:
+                legal_bits(e, suit)
+                return
         bits = hand_minus(h, picked).one
         while bits:
             c = lsb(bits)

@@ -89,8 +89,8 @@ _CLASS, _LUT, _DIVISOR = _vec.obs_tables()
 _CLASS = _CLASS.reshape(OBS_SHAPE)
 #: what a uint8 observation entry counts: the float32 value is the count / OBS_DIVISOR (card
 #: copies and a card's points in fives / 2, level / 12, points / 200, tricks / 25, hand sizes /
-#: 33, one-hots and bits / 1; the reserved plane and the scalar row's padding are 0)
-OBS_DIVISOR = np.where(_DIVISOR[_CLASS] > 0, _DIVISOR[_CLASS], 1.0)
+#: 33, one-hots and bits / 1; inf for the reserved plane and the scalar row's padding, always 0)
+OBS_DIVISOR = np.where(_DIVISOR[_CLASS] > 0, _DIVISOR[_CLASS], np.inf)
 
 
 def obs_to_float(obs: np.ndarray) -> np.ndarray:
