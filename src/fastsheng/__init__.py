@@ -17,6 +17,7 @@ from fastsheng.engine.observation import Observation
 from fastsheng.errors import BotError, FastshengError, IllegalPlay, RulesError
 from fastsheng.rules import Rules, get_rules, list_presets, load_rules
 from fastsheng.studies.evaluation import evaluate
+from fastsheng.vec import VecEnv
 
 __all__ = [
     "Action",
@@ -46,6 +47,7 @@ __all__ = [
     "simulate_matches",
     "sweep",
     "trace_hand",
+    "VecEnv",
 ]
 
 
