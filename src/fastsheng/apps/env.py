@@ -136,7 +136,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = AGENTS[int(self.vec._seat[0])]
+        self.agent_selection = AGENTS[int(self.vec.last.seat[0])]
 
     @property
     def game(self) -> Game | None:
@@ -166,7 +166,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         if ended:
             self._finish()
         else:
-            self.agent_selection = AGENTS[int(self.vec._seat[0])]
+            self.agent_selection = AGENTS[int(self.vec.last.seat[0])]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -177,9 +177,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         action = int(action)
         if not 0 <= action < N_ACTIONS:  # raw_env has no bounds wrapper; -1 must not wrap around
             raise ValueError(f"action {action} is not in 0..{N_ACTIONS - 1}")
-        if not self.vec._mask[0, action]:
-            seat = int(self.vec._seat[0])
-            decision = DECISIONS[int(self.vec._decision[0])]
+        if not self.vec.last.mask[0, action]:
+            seat = int(self.vec.last.seat[0])
+            decision = DECISIONS[int(self.vec.last.info["decision"][0])]
             raise IllegalPlay(
                 f"{action_name(action)} (action {action}) is not legal for seat {seat} now "
                 f"({decision}); pick an action whose action_mask entry is 1"
@@ -189,10 +189,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         return ended
 
     def _finish(self) -> None:
-        rows = self.vec._rows[:1].copy()
+        last = self.vec.last
+        rows = last.info["row"][:1].copy()
         batch = self.hand_id // BATCH_SIZE
         row = hands_table(rows, batch, self._rules, ["user"] * 4, False).to_pylist()[0]
-        reward = self.vec._reward[0]
+        reward = last.reward[0]
         for s, a in enumerate(AGENTS):
             self.rewards[a] = int(reward[s])
             self.terminations[a] = True
@@ -202,8 +203,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = AGENTS.index(agent)
-        if int(self.vec._seat[0]) == seat:
-            mask = self.vec._mask[0].astype(np.int8)
+        if int(self.vec.last.seat[0]) == seat:
+            mask = self.vec.last.mask[0].astype(np.int8)
         else:
             mask = np.zeros(N_ACTIONS, np.int8)
         return {"observation": self.vec.observation(0, seat), "action_mask": mask}

@@ -386,6 +386,11 @@ class VecEnv:
     def _result(self) -> Step:
         return Step(self._obs, self._mask, self._seat, self._reward, self._term, self._info)
 
+    @property
+    def last(self) -> Step:
+        """The arrays of the latest reset, step or act (the buffers they returned)."""
+        return self._result()
+
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action id per env (int64), drawn in C from each env's own
         stream (SeedSequence(seed, spawn_key=(batch, 5))): a baseline, and the benchmark's
