@@ -4,7 +4,7 @@
 Each env is the very game_t the simulator plays (fastsheng._game), stopped at the decisions of
 the seats the caller controls. One `step` applies one action per env (the PettingZoo action ids:
 a card, done, pass, a call), runs every env to its next controlled decision with the GIL
-released (over OpenMP threads when asked), and writes the acting seat, the legal-action mask,
+released (over worker threads when asked), and writes the acting seat, the legal-action mask,
 the observation of the acting seat (the layout of Observation.to_tensor, as uint8 counts or its
 exact float32 values), the rewards of a finished hand and its row into the caller's arrays.
 
@@ -687,7 +687,7 @@ cdef class VecCore:
     `plan` a BatchPlan.core_fields() dict (rules, level, first_hand), `lineup` the
     fastsheng.bots.Lineup of the four seats (a controlled seat's entry is never asked),
     `controlled` the caller's seats as a bit mask, `auto` three line-ups or None (the calls,
-    炒底 and burial of controlled seats), `threads` the OpenMP threads of a step."""
+    炒底 and burial of controlled seats), `threads` the threads a step shares its envs among."""
     cdef env_t* envs
     cdef short* traces
     cdef readonly long n

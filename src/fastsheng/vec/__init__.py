@@ -174,7 +174,7 @@ class VecEnv:
     ``rules`` a preset name, a rules file's Rules or a fs.Rules; ``level`` "2".."A" or
     "random"; ``first_hand`` plays every hand as a match's first (a hand nobody calls is dealt
     again); ``dtype`` of the observations: ``np.uint8`` (counts, see OBS_DIVISOR) or
-    ``np.float32`` (the values of ``Observation.to_tensor()``); ``threads``: the OpenMP threads
+    ``np.float32`` (the values of ``Observation.to_tensor()``); ``threads``: the threads
     a step spreads the envs over; ``first_batch``: env j plays the hands of batch
     first_batch + j (VEC_BATCH_SIZE), so several VecEnvs of one seed play disjoint deals."""
 
