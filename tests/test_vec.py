@@ -415,6 +415,8 @@ def test_bad_input_is_refused_naming_the_env_and_the_action_with_nothing_applied
         ({"n": 2, "dtype": np.float64}, "dtype"),
         ({"n": 2, "threads": 0}, "threads"),
         ({"n": 2, "seed": -1}, "seed"),
+        ({"n": 2, "first_batch": 1.5}, "first_batch"),
+        ({"n": 2, "first_batch": -1}, "first_batch"),
         ({"n": 2, "level": "Z"}, "level"),
         ({"n": 2, "rules": "nope"}, "nope"),
     ],

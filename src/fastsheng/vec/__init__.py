@@ -22,7 +22,7 @@ from fastsheng.bots.lineup import lineup_for, make_lineup
 from fastsheng.bots.names import is_python_bot, resolve_bot
 from fastsheng.bots.spec import HeuristicSpec, bot_spec
 from fastsheng.cards import BIG_JOKER, SMALL_JOKER, format_card, parse_level
-from fastsheng.engine.checks import as_rules, core_level, positive, seed_state
+from fastsheng.engine.checks import as_rules, positive, seed_state
 from fastsheng.engine.observation import TENSOR_SHAPE
 from fastsheng.engine.plan import BatchPlan, Trace
 from fastsheng.engine.schema import HAND_DTYPE
@@ -217,9 +217,15 @@ class VecEnv:
         if self.dtype not in (np.uint8, np.float32):
             raise ValueError(f"dtype must be np.uint8 or np.float32, not {self.dtype}")
         self.threads = positive("threads", threads)
+        if (
+            isinstance(first_batch, bool)
+            or not isinstance(first_batch, (int, np.integer))
+            or not 0 <= first_batch <= (1 << 32) - self.n
+        ):
+            raise ValueError(
+                f"first_batch must be a whole number in 0..2**32 - n, not {first_batch!r}"
+            )
         self.first_batch = int(first_batch)
-        if isinstance(first_batch, bool) or first_batch < 0:
-            raise ValueError(f"first_batch must be a whole number >= 0, not {first_batch!r}")
         self.seed = _check_seed(seed)
         specs = [HeuristicSpec("expert-v1") if b is None else bot_spec(b) for b in self.seat_bots]
         plan = BatchPlan(
@@ -232,7 +238,6 @@ class VecEnv:
             first_hand=self.first_hand,
             trace=Trace.ALL,
         ).core_fields()
-        plan["level"] = core_level(self.level)
         self._lineup = make_lineup(specs)
         auto = tuple(
             None if self.auto[k] is None else lineup_for(self.auto[k])
