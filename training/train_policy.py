@@ -2,7 +2,7 @@
 (or PPO with GAE), in numpy, against `random`, then against `basic` (docs/learning.md).
 
     python training/train_policy.py [--minutes-random 8] [--minutes-basic 16] [--envs 256]
-        [--hidden 256] [--lr 3e-4] [--eval-deals 500] [--seed 0] [--out runs/policy.npz]
+        [--hidden 256] [--lr 1e-3] [--eval-deals 500] [--seed 0] [--out runs/policy.npz]
         [--curve runs/policy-curve.csv]
 
 The learner plays seats 0/2 of a VecEnv; its calls, 炒底 and burial are handed to `basic`
@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes-basic", type=float, default=16.0)
     ap.add_argument("--envs", type=int, default=256)
     ap.add_argument("--hidden", type=int, default=256)
-    ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument(
         "--points",
         type=float,
