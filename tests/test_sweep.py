@@ -357,6 +357,10 @@ def test_verdicts():
     assert v((0.02, 0.01, 0.03), (0.02, 0.0, 0.04), (0.0, -0.01, 0.01)) == "holds"
     # a sign change that an interval does not establish is not a flip
     assert v((0.02, 0.01, 0.03), (-0.01, -0.03, 0.01), (-0.03, -0.04, -0.02)) == "shrinks"
+    # a change of an effect whose own interval covers 0 has no direction: not a verdict of
+    # growth or shrinkage (before, the point estimate's sign decided, or 0 meant "grows")
+    assert v((0.01, -0.01, 0.03), (0.05, 0.04, 0.06), (0.04, 0.03, 0.05)) == "changes"
+    assert v((0.0, -0.01, 0.01), (-0.05, -0.06, -0.04), (-0.05, -0.06, -0.04)) == "changes"
 
 
 def test_a_constructed_flip_is_detected():
@@ -858,3 +862,171 @@ def test_compare_of_run_folders_refuses_precision(tmp_path):
 
     with pytest.raises(SweepError, match="give --rules, not run folders"):
         compare_command([tmp_path / "a", tmp_path / "b"], precision=0.01)
+
+
+# --------------------------------------------------------------------------------------------
+# What the console shows, and the friction of the command line
+
+
+def test_the_console_shows_warnings_the_baseline_and_simultaneous_intervals(tmp_path, capsys):
+    """The printed table is the CSV's: the baseline's mean, the intervals named simultaneous,
+    the warning of a rare effect (kitty_multiplier=linear moves no winner in 400 hands); the
+    progress goes to stderr, as sim's, and the bots are said as every other page says them."""
+    rep = sweep(
+        set=["kitty_multiplier=linear", "kitty_multiplier=cards"],
+        metrics=["dealer_won"],
+        n=400,
+        seed=1,
+        out=tmp_path / "s",
+        workers=0,
+        quiet=False,
+        figures=False,
+    )
+    out, err = capsys.readouterr()
+    assert "diff (simultaneous 95%)" in out and "mean_baseline" in out
+    row = rep.table("metric_dealer_won").df.set_index("variant").loc["kitty_multiplier=linear"]
+    assert row["warning"].startswith("only ") and row["diff_lo"] < 0 < row["diff_hi"]
+    assert "only" in out and "bounded by their rate" in " ".join(out.split())
+    assert "[0/2] baseline=standard" in err and "[0/2]" not in out
+    assert "bots: expert-v4 at all four seats" in rep.subtitle
+    from fastsheng.studies.report import display_frame
+
+    shown = display_frame(rep.table("metric_dealer_won"))
+    assert "diff (simultaneous 95%)" in shown and "mean_variant (95% CI)" in shown
+
+
+def test_precision_at_the_pilots_size_reuses_the_pilot(tmp_path):
+    """A wide target needs no more hands than the pilot: its runs are the runs (linked, not
+    played again), and the report reads the same hands."""
+    calls = _Counting()
+    rep = sweep(
+        set=["throw_penalty_points=20"],
+        metrics=["dealer_won"],
+        precision=0.5,
+        n=2000,
+        seed=3,
+        batch_size=1000,
+        out=tmp_path / "p",
+        workers=0,
+        figures=False,
+        batch_fn=calls,
+    )
+    assert rep.table("precision").df["n"].iloc[0] == 2000
+    assert len(calls.calls) == 2 * 2  # the pilot's two runs of two batches, nothing more
+    assert (tmp_path / "p" / "runs" / "throw_penalty_points=20" / "run.json").is_file()
+
+
+def test_a_refused_precision_leaves_nothing_behind(tmp_path, capsys):
+    from fastsheng.apps.cli import main
+
+    out = tmp_path / "o"
+    args = ["--set", "throw_penalty_points=5", "--precision", "1e-5", "-n", "2000"]
+    assert main(["sweep", *args, "-w", "0", "-q", "--out", str(out)]) == 2
+    assert "more than -n's cap" in capsys.readouterr().err
+    assert not out.exists()
+    cmp = tmp_path / "c"
+    args = ["--rules", "standard", "--rules", "super", "--precision", "1e-5", "-n", "2000"]
+    assert main(["compare", *args, "-w", "0", "--out", str(cmp)]) == 2
+    assert not cmp.exists()
+
+
+def test_a_grid_through_the_baselines_own_value_skips_it_with_a_note():
+    notes: list[str] = []
+    base, vs = build_variants(grid={"level_table": {"threshold": [60, 80, 100]}}, notes=notes)
+    assert [v.label for v in vs] == ["level_table.threshold=60", "level_table.threshold=100"]
+    assert "level_table.threshold=80 is the baseline's own rules" in notes[0]
+    with pytest.raises(SweepError, match="same rules as the baseline"):  # asked for by name
+        build_variants(sets=["level_table.threshold=80"])
+
+
+@pytest.mark.parametrize("study", ["sweep", "compare"])
+def test_check_n_without_check_bots_is_refused(study, tmp_path, capsys):
+    from fastsheng.apps.cli import main
+
+    what = (
+        ["--set", "throw_penalty_points=5"]
+        if study == "sweep"
+        else ["-r", "standard", "-r", "super"]
+    )
+    code = main([study, *what, "--check-n", "100", "-w", "0", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith("error: --check-n") and "--check-bots" in err
+    assert "\n" not in err and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--set", "take_over=70"], "did you mean level_table.threshold"),
+        (["--set", "throw_penaly=flat"], "did you mean throw_penalty"),
+        (
+            ["--set", "throw_penalty_points=5", "-b", "exprt"],
+            "unknown bot 'exprt'; did you mean expert",
+        ),
+        (["--set", "throw_penalty_points=5", "--check-bots", "basc"], "did you mean basic"),
+    ],
+)
+def test_mistyped_names_get_a_suggestion(args, message, tmp_path, capsys):
+    from fastsheng.apps.cli import main
+
+    assert main(["sweep", *args, "-w", "0", "-q", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "fields:" not in err and "\n" not in err
+
+
+def test_compare_suggests_a_bot_name(tmp_path, capsys):
+    from fastsheng.apps.cli import main
+
+    code = main(["compare", "-b", "expert", "-b", "exprt", "-n", "10", "--out", str(tmp_path)])
+    assert code == 2 and "did you mean expert" in capsys.readouterr().err
+
+
+def test_an_interrupted_sweep_prints_the_command_that_finishes_it(monkeypatch, tmp_path, capsys):
+    from fastsheng.apps.cli import main
+    from fastsheng.sim.runner import RunInterrupted
+    from fastsheng.studies import sweep as sweep_module
+
+    def stop(*args, **kwargs):
+        raise RunInterrupted(1, 3, str(tmp_path / "s" / "runs" / "x"))
+
+    monkeypatch.setattr(sweep_module, "sweep", stop)
+    args = ["sweep", "--set", "kitty_multiplier=linear", "--set", "a=1;b=2", "-n", "300"]
+    assert main([*args, "--out", str(tmp_path / "s")]) == 130
+    err = capsys.readouterr().err
+    assert "finish with: fastsheng sweep --rules standard --set kitty_multiplier=linear" in err
+    assert "--set 'a=1;b=2' -n 300" in err and f"--out {tmp_path / 's'}" in err
+
+
+def test_a_corrupt_part_says_to_run_the_same_sweep(tmp_path, capsys):
+    """Not "--resume", which sweep does not have: the same command, printed."""
+    from fastsheng.apps.cli import main
+    from fastsheng.sim.runner import RunInterrupted
+
+    kw = dict(set=["throw_penalty_points=20"], n=1500, seed=2, batch_size=500, workers=0)
+    with pytest.raises(RunInterrupted):
+        sweep(out=tmp_path / "a", batch_fn=_Counting(("standard+throw_penalty_points=20", 2)),
+              figures=False, **kw)  # fmt: skip
+    part = next((tmp_path / "a" / "runs" / "throw_penalty_points=20" / "hands").glob("*.parquet"))
+    part.write_bytes(b"not parquet")
+    with pytest.raises(SweepError, match="run the same sweep again"):
+        sweep(out=tmp_path / "a", figures=False, **kw)
+    args = ["sweep", "--set", "throw_penalty_points=20", "-n", "1500", "--seed", "2"]
+    args += ["--batch-size", "500", "-w", "0", "-q", "--out", str(tmp_path / "a")]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert "corrupt part" in err and "--resume" not in err and "\n" not in err
+    again = "fastsheng sweep --rules standard --set throw_penalty_points=20 -n 1500 --seed 2"
+    assert f": {again} --batch-size 500 --level 2 --workers 0 --out " in err
+    assert err.endswith(" --quiet")
+
+
+def test_compare_precision_at_the_pilots_size_reuses_the_pilot(tmp_path):
+    from fastsheng.studies.report import compare_command
+
+    calls = _Counting()
+    rep = compare_command(rules=["standard", "super"], n=2000, seed=1, batch_size=1000,
+                          out=tmp_path / "c", workers=0, batch_fn=calls, precision=0.5,
+                          quiet=True)  # fmt: skip
+    assert rep.table("precision").df["n"].iloc[0] == 2000
+    assert len(calls.calls) == 2 * 2  # the pilot's two runs of two batches, nothing more
+    assert (tmp_path / "c" / "runs" / "super" / "run.json").is_file()
