@@ -265,7 +265,7 @@ def rate_bound(
     k_up, k_down = int(np.count_nonzero(dev > 0)), int(np.count_nonzero(dev < 0))
     away = k_up + k_down
     est = float(y.mean())
-    seen = f"{away} of {n:,} values differ from the most common ({centre:g})"
+    seen = f"{away} of {n:,} hands differ from {centre:g}"
     if support is None or not all(np.isfinite(support)):
         why = f"only {seen} and the range of a value is unknown: no bound"
         return MeanCI(est, nan, nan, nan, 0.0, n, n - 1, "no bound (rare values)", why)
@@ -281,9 +281,7 @@ def rate_bound(
     lo, hi = max(centre + lo, a), min(centre + hi, b)
     p = _bound_p(k_up, k_down, n, up, down, s, centre)
     method = f"rate bound ({away} of {n:,} differ)"
-    warning = (
-        f"only {seen}: bounded by their rate (a value within [{a:g}, {b:g}]), not a t interval"
-    )
+    warning = f"only {seen}: bounded by their rate, each within [{a:g}, {b:g}]"
     sd = float(y.std(ddof=1))
     return MeanCI(est, lo, hi, nan, sd, n, n - 1, method, warning, p_value=p)
 
