@@ -1183,6 +1183,7 @@ def test_docs_quote_only_scripts_that_exist():
         "analysis/interval_coverage.py",
         "analysis/control_variates.py",  # checked by tests/test_sweep.py
         "analysis/sweep_example.py",  # checked by tests/test_sweep.py
+        "analysis/rare_effect_coverage.py",  # checked by tests/test_sweep.py
     }
     assert all((root / s).is_file() for s in outputs)
 

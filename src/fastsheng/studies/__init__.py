@@ -11,8 +11,8 @@ deal control variates. One concept per module:
 * :mod:`~fastsheng.studies.multiplicity`: Bonferroni simultaneous intervals, Holm p-values;
 * :mod:`~fastsheng.studies.controls`: deal covariates with exact means, regression adjustment;
 * :mod:`~fastsheng.studies.precision`: pilot-then-fixed-n planning for a target half-width;
-* :mod:`~fastsheng.studies.robustness`: holds / shrinks / grows / flips sign under another
-  line-up;
+* :mod:`~fastsheng.studies.robustness`: holds / shrinks / grows / changes / flips sign under
+  another line-up;
 * :mod:`~fastsheng.studies.figures`: forest plots and metric-against-value plots;
 * :mod:`~fastsheng.studies.sweep`: the runs, the page, :func:`sweep`.
 """

@@ -18,8 +18,8 @@ from fastsheng.studies.report.metrics import METRICS
 from fastsheng.studies.report.model import Report, Table
 from fastsheng.studies.report.runs import Run, load_run
 from fastsheng.studies.robustness import CHECK_COLUMNS, FLIP, ROBUSTNESS_TEXT
-from fastsheng.studies.sweep import RunPlan, _safe
-from fastsheng.studies.variants import SweepError, Variant
+from fastsheng.studies.sweep import RunPlan, _safe, pilot_cleanup, reuse_pilot
+from fastsheng.studies.variants import SweepError, Variant, check_bot_names
 
 __all__ = [
     "COMPARE_PRIMARY",
@@ -174,6 +174,10 @@ class CompareOptions:
         self.rules = list(rules)
         self.row: dict[str, Any] | None = None
         self.context: dict[str, Any] = {}
+        if check_n is not None and check_bots is None:
+            raise SweepError(
+                "--check-n sets how many deals --check-bots replays: give --check-bots too"
+            )
         if runs and (precision is not None or check_bots is not None):
             raise SweepError("--precision and --check-bots simulate: give --rules, not run folders")
         if check_bots is not None and len(self.rules) != 2:
@@ -183,15 +187,26 @@ class CompareOptions:
             )
         if precision is not None and not precision > 0:
             raise SweepError(f"--precision must be a positive half-width, not {precision!r}")
+        if check_bots is not None:
+            check_bot_names([check_bots], "--check-bots")
 
     def plan_n(self, variants, labels, n: int, where: Path, **common) -> int:
         """``n`` itself, or with ``precision`` the pilot's choice (at most ``n``)."""
         self.context = {"labels": list(labels), "where": Path(where), **common}
         if self.precision is None:
             return n
-        n, self.row = compare_precision_n(
-            variants, labels, self.precision, n, Path(where) / "pilot", **common
-        )
+        with pilot_cleanup(Path(where)):
+            n, self.row = compare_precision_n(
+                variants, labels, self.precision, n, Path(where) / "pilot", **common
+            )
+        if n == self.row["pilot"]:  # the pilot's runs are the runs: not played twice
+            from fastsheng.studies.report.commands import _folder_name
+
+            for label in labels:
+                reuse_pilot(
+                    Path(where) / "pilot" / _safe(label),
+                    Path(where) / "runs" / _folder_name(label),
+                )
         return n
 
     def finish(self, rep: Report, run_a: Run, run_b: Run) -> list[str]:

@@ -18,8 +18,11 @@ from __future__ import annotations
 import numbers
 import os
 import re
+import shutil
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +44,13 @@ from fastsheng.studies.effects import Check, check_available, effect_table, pick
 from fastsheng.studies.multiplicity import ADJUSTMENT_TEXT, simultaneous_conf
 from fastsheng.studies.precision import PRECISION_TEXT, pilot_size, planned_n
 from fastsheng.studies.report.columns import canonical_hands
-from fastsheng.studies.report.model import Figure, Report, Table
+from fastsheng.studies.report.model import Figure, Report, Table, lineup_text
 from fastsheng.studies.report.plots import png
 from fastsheng.studies.report.render import print_headline, write_report
 from fastsheng.studies.report.runs import Run, load_run
 from fastsheng.studies.report.single import mode_conventions
 from fastsheng.studies.robustness import CHECK_COLUMNS, FLIP, ROBUSTNESS_TEXT
-from fastsheng.studies.variants import SweepError, Variant, build_variants
+from fastsheng.studies.variants import SweepError, Variant, build_variants, check_bot_names
 
 __all__ = ["sweep", "paired_effects", "RunPlan", "DEFAULT_CHECK_N", "DEAL_COLUMNS", "same_deals"]
 
@@ -104,6 +107,8 @@ class RunPlan:
         if finished_run(spec, storage) is not None:
             self.say(f"{what}: {n:,} hands, finished before (reused)")
             return path
+        if (path / "run.json").is_file():
+            _check_parts(storage, path)
         t = time.perf_counter()
         run(
             spec,
@@ -115,6 +120,25 @@ class RunPlan:
         )
         self.say(f"{what}: {n:,} hands in {time.perf_counter() - t:.1f} s")
         return path
+
+
+def _check_parts(storage, path: Path) -> None:
+    """A corrupt part of an unfinished run, said as a sweep resumes: by the same command (sim's
+    message would say --resume, which sweep does not have)."""
+    from fastsheng.sim.dataset import DatasetError, check_parts, read_manifest
+
+    try:
+        _, corrupt = check_parts(storage, read_manifest(storage))
+    except DatasetError:  # an unreadable manifest: the runner's own message says it
+        return
+    if corrupt:
+        more = f" (and {len(corrupt) - 1} more)" if len(corrupt) > 1 else ""
+        exc = SweepError(
+            f"{path}: corrupt part {corrupt[0]}{more}; delete it, then run the same sweep "
+            "again (it recomputes that batch and reuses every finished one)"
+        )
+        exc.rerun = True  # the command line adds the command to run
+        raise exc
 
 
 def _play_all(
@@ -204,22 +228,30 @@ def sweep(
 
     bots = [bots] if isinstance(bots, str) else list(bots)
     _check_mode(mode)
-    base, vs = build_variants(baseline, sets=set, grid=grid, rules=variants, bots=bots, force=force)
+    notes: list[str] = []
+    base, vs = build_variants(
+        baseline, sets=set, grid=grid, rules=variants, bots=bots, force=force, notes=notes
+    )
     ms = pick_metrics(metrics)
     primary = ms[0]
-    n = _check_numbers(bots, check_bots, n, precision)
+    n = _check_numbers(bots, check_bots, n, precision, check_n)
     if not batch_size:  # one for every run (or the deals would differ): sim's, the smallest
         batch_size = min(default_batch_size(v.bots or "expert", mode) for v in (base, *vs))
     where = Path(out) if out else Path(f"sweep-{_safe(base.rules.name)}-{len(vs)}-variants")
-    say = (lambda text: _say(console, text)) if not quiet else None
+    say = (lambda text: _progress(console, text)) if not quiet else None
     plan = RunPlan(seed=seed, batch_size=batch_size, mode=mode, level=level, workers=workers,
                    scheduler=scheduler, batch_fn=batch_fn, say=say)  # fmt: skip
+    for note in notes:
+        plan.say(f"note: {note}")
     conf = simultaneous_conf(len(vs)) if adjust else 0.95
     n_run, precision_row = n, None
     if precision is not None:
         n_run, precision_row = _plan_precision(
-            plan, where / "pilot", base, vs, primary, n, float(precision), conf, controls
+            plan, where, base, vs, primary, n, float(precision), conf, controls
         )
+        if n_run == precision_row["pilot"]:  # the pilot's runs are the runs: not played twice
+            for v in (base, *vs):
+                reuse_pilot(where / "pilot" / _safe(v.label), where / "runs" / _safe(v.label))
     if check_bots is not None:
         check_n = _check_size(check_n, n_run)
     runs = _play_all(plan, where / "runs", base, vs, n_run)
@@ -237,6 +269,8 @@ def sweep(
     used_controls = controls if x is not None else False
     rep = _report(where, base, vs, runs, tables, primary.key, conf, used_controls, check,
                   precision_row, deal_share, figures)  # fmt: skip
+    rep.conventions += [f"Note: {note}." for note in notes]
+    rep.meta["notes"] = notes
     index = write_report(rep, where)
     mark_flips(index)
     if not quiet:
@@ -273,13 +307,22 @@ def _check_mode(mode: str) -> None:
         )
 
 
-def _check_numbers(bots: list, check_bots: str | None, n: Any, precision: Any) -> int:
-    """n (returned as an int), --precision and --check-bots, checked before anything is played."""
+def _check_numbers(
+    bots: list, check_bots: str | None, n: Any, precision: Any, check_n: Any = None
+) -> int:
+    """n (returned as an int), --precision, --check-bots and --check-n, checked before anything
+    is played."""
+    if check_n is not None and check_bots is None:
+        raise SweepError(
+            "--check-n sets how many deals --check-bots replays: give --check-bots too"
+        )
     if check_bots is not None and len(bots) > 1:
         raise SweepError(
             "mixed modes: --check-bots replays rule variants with another line-up; this sweep "
             "varies the line-up itself"
         )
+    if check_bots is not None:
+        check_bot_names([check_bots], "--check-bots")
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise SweepError(f"n must be a positive whole number, not {n!r}")
     if precision is not None and not (isinstance(precision, int | float) and precision > 0):
@@ -320,7 +363,24 @@ def _say(console: Any, text: str) -> None:
         print(text, flush=True)
 
 
+def _progress(console: Any, text: str) -> None:
+    """A run's progress line: on stderr, as ``sim`` shows its progress (stdout keeps the
+    summary)."""
+    if console is not None and getattr(console, "stderr", False):
+        console.print(text, markup=False, highlight=False)
+    else:
+        print(text, file=sys.stderr, flush=True)
+
+
 def _plan_precision(plan, where, base, vs, primary, cap, target, conf, controls):
+    """The n for ``target`` from a pilot in ``where/pilot``; a refusal (more than the cap)
+    removes the pilot (and ``where`` when it made it): the next try has another cap, and so
+    another pilot."""
+    with pilot_cleanup(where):
+        return _pilot_n(plan, where / "pilot", base, vs, primary, cap, target, conf, controls)
+
+
+def _pilot_n(plan, where, base, vs, primary, cap, target, conf, controls):
     n0 = pilot_size(cap)
     runs = _play_all(plan, where, base, vs, n0, stage="pilot ")
     hands = _canonical(runs)
@@ -341,6 +401,40 @@ def _plan_precision(plan, where, base, vs, primary, cap, target, conf, controls)
             f"than -n's cap of {cap:,}; raise -n or ask for a wider half-width"
         )
     return need, {"metric": primary.key, "target": target, "pilot": n0, "n": need}
+
+
+@contextmanager
+def pilot_cleanup(where: Path):
+    """Remove ``where/pilot`` (and ``where`` itself, when empty) if a SweepError leaves the block
+    and this call made them: a refused --precision leaves nothing behind."""
+    made_out, made_pilot = not where.exists(), not (where / "pilot").exists()
+    try:
+        yield
+    except SweepError:
+        if made_pilot:
+            shutil.rmtree(where / "pilot", ignore_errors=True)
+        if made_out and where.is_dir() and not any(where.iterdir()):
+            where.rmdir()
+        raise
+
+
+def reuse_pilot(pilot: Path, run: Path) -> None:
+    """The pilot's run as the run at the same n (same seed, batch size and rules: the same
+    hands): its files linked (or copied) into ``run`` unless that exists already."""
+    if run.exists() or not (pilot / "run.json").is_file():
+        return
+
+    def link(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    run.parent.mkdir(parents=True, exist_ok=True)
+    tmp = run.with_name(run.name + ".linking")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(pilot, tmp, copy_function=link, ignore=shutil.ignore_patterns(".lock", "*.tmp"))
+    tmp.rename(run)
 
 
 def flip_lines(rep: Report, check: Check | None) -> list[str]:
@@ -377,7 +471,11 @@ _SHOW = (
     "variant",
     "n",
     "mean_baseline",
+    "mean_baseline_lo",
+    "mean_baseline_hi",
     "mean_variant",
+    "mean_variant_lo",
+    "mean_variant_hi",
     "diff",
     "diff_lo",
     "diff_hi",
@@ -385,10 +483,21 @@ _SHOW = (
     "std_diff",
     "std_diff_lo",
     "std_diff_hi",
+    "pairs_differing",
     "variance_reduction",
     "warning",
 )
-_CONSOLE = ("variant", "mean_variant", "diff", "diff_lo", "diff_hi", "p_holm")
+#: the console's columns (and docs/analysis.md's): the warning is shown whenever a row has one
+CONSOLE = (
+    "variant",
+    "mean_baseline",
+    "mean_variant",
+    "diff",
+    "diff_lo",
+    "diff_hi",
+    "p_holm",
+    "warning",
+)
 
 
 def _report(
@@ -416,7 +525,7 @@ def _report(
     rep = Report(
         title=f"fastsheng sweep: {k} variants against {base.label}",
         subtitle=f"{len(runs[0].hands):,} paired hands per run; seed {m0.get('seed')}, batch "
-        f"size {m0.get('batch_size')}; bots {','.join(m0.get('bots', []))}; same deals: "
+        f"size {m0.get('batch_size')}; {_bots_text(base, vs, m0)}; same deals: "
         f"{share:.2%} of hands (least over the runs)",
         headline=f"metric_{primary}",
         meta={
@@ -431,7 +540,7 @@ def _report(
         },
         conventions=_conventions(adjust, controls, m0, precision_row, check),
     )
-    rep.tables += _metric_tables(tables, adjust, check)
+    rep.tables += _metric_tables(tables, adjust, check, conf)
     rep.tables.append(_variants_table(base, vs, runs, deal_share, where))
     if precision_row is not None:
         rep.tables.append(
@@ -449,6 +558,14 @@ def _report(
     if figures:
         rep.figures += _figures(base, vs, tables)
     return rep
+
+
+def _bots_text(base, vs, m0) -> str:
+    """Who played, as the other pages say it: "bots: expert-v4 at all four seats" (a sweep of
+    line-ups: each variant's, in the runs table)."""
+    if base.bots is not None and any(v.bots != base.bots for v in vs):
+        return "bots: each variant's line-up (the runs table)"
+    return f"bots: {lineup_text(m0.get('bots'))}"
 
 
 def _conventions(adjust: str, controls, m0, precision_row, check) -> list[str]:
@@ -476,11 +593,23 @@ def _conventions(adjust: str, controls, m0, precision_row, check) -> list[str]:
     return conventions
 
 
-def _metric_tables(tables, adjust: str, check) -> list[Table]:
+def interval_labels(conf: float, k: int) -> dict[str, str]:
+    """The header of the effect columns: simultaneous intervals say so."""
+    if conf > 0.95 and k > 1:
+        level = "simultaneous 95%"
+    elif conf > 0.95 or k == 1:
+        level = "95% CI"
+    else:
+        level = f"{conf:.0%} each"
+    return {c: level for c in ("diff", "std_diff", "check_diff", "change")}
+
+
+def _metric_tables(tables, adjust: str, check, conf: float) -> list[Table]:
     """One table per metric: every variant's effect against the baseline."""
     show = _SHOW + (CHECK_COLUMNS if check is not None else ())
     out = []
     for key, df in tables.items():
+        labels = interval_labels(conf, len(df))
         title = f"{df['metric'].iloc[0]}: variant - baseline"
         note = f"Unit: {df['unit'].iloc[0]}. {adjust}"
         out.append(
@@ -490,7 +619,8 @@ def _metric_tables(tables, adjust: str, check) -> list[Table]:
                 df,
                 note,
                 show=show,
-                console=_CONSOLE,
+                console=CONSOLE,
+                ci_labels=labels,
                 percent=("variance_reduction",)
                 + (("mean_baseline", "mean_variant") if df["unit"].iloc[0] == "share" else ()),
             )
@@ -523,7 +653,7 @@ def _variants_table(base, vs, runs, deal_share, where: Path) -> Table:
                 "variant": v.label,
                 "role": "baseline" if i == 0 else "variant",
                 "rules": r.manifest.get("rules_name"),
-                "bots": ",".join(r.manifest.get("bots", [])),
+                "bots": lineup_text(r.manifest.get("bots")),
                 "n": len(r.hands),
                 "folder": os.path.relpath(r.path, where),
                 "same_deals": 1.0 if i == 0 else deal_share[i - 1],
