@@ -11,14 +11,22 @@ from typing import Any
 import pandas as pd
 
 from fastsheng.studies.effects import Check, effect_table, values
+from fastsheng.studies.folders import run_folder, variant_folder
+from fastsheng.studies.pilot import pilot_cleanup, reuse_pilot
 from fastsheng.studies.precision import PRECISION_TEXT, pilot_size, planned_n
 from fastsheng.studies.report.columns import canonical_hands
 from fastsheng.studies.report.compare import PAIRED
 from fastsheng.studies.report.metrics import METRICS
 from fastsheng.studies.report.model import Report, Table
 from fastsheng.studies.report.runs import Run, load_run
-from fastsheng.studies.robustness import CHECK_COLUMNS, FLIP, ROBUSTNESS_TEXT
-from fastsheng.studies.sweep import RunPlan, _safe, pilot_cleanup, reuse_pilot
+from fastsheng.studies.robustness import (
+    CHECK_COLUMNS,
+    DEFAULT_CHECK_N,
+    FLIP,
+    ROBUSTNESS_TEXT,
+    mark_flips,
+)
+from fastsheng.studies.runplan import RunPlan
 from fastsheng.studies.variants import SweepError, Variant, check_bot_names
 
 __all__ = [
@@ -72,7 +80,7 @@ def compare_precision_n(
     m = METRICS[COMPARE_PRIMARY]
     xs = []
     for (rules, bots), label in zip(variants, labels, strict=True):
-        path = plan.play(where / _safe(label), rules_from_spec(rules), bots, n0, label)
+        path = plan.play(where / variant_folder(label), rules_from_spec(rules), bots, n0, label)
         r = load_run(path)
         xs.append(values(m, canonical_hands(r.hands, r.rules)))
     need = planned_n(xs[0] - xs[1], target, CONF)
@@ -124,7 +132,7 @@ def compare_check(
     hb = canonical_hands(run_b.hands, run_b.rules)
     chk = []
     for r, label in zip(rules, labels, strict=True):
-        path = plan.play(where / _safe(label), rules_from_spec(r), lineup, check_n, label)
+        path = plan.play(where / variant_folder(label), rules_from_spec(r), lineup, check_n, label)
         c = load_run(path)
         chk.append(canonical_hands(c.hands, c.rules))
     rows = []
@@ -200,12 +208,10 @@ class CompareOptions:
                 variants, labels, self.precision, n, Path(where) / "pilot", **common
             )
         if n == self.row["pilot"]:  # the pilot's runs are the runs: not played twice
-            from fastsheng.studies.report.commands import _folder_name
-
             for label in labels:
                 reuse_pilot(
-                    Path(where) / "pilot" / _safe(label),
-                    Path(where) / "runs" / _folder_name(label),
+                    Path(where) / "pilot" / variant_folder(label),
+                    Path(where) / "runs" / run_folder(label),
                 )
         return n
 
@@ -217,8 +223,6 @@ class CompareOptions:
             return []
         ctx = dict(self.context)
         labels, where = ctx.pop("labels"), ctx.pop("where")
-        from fastsheng.studies.sweep import DEFAULT_CHECK_N
-
         return compare_check(
             rep,
             run_a,
@@ -233,6 +237,4 @@ class CompareOptions:
 
     def mark(self, index: Path) -> None:
         if self.check_bots is not None:
-            from fastsheng.studies.sweep import mark_flips
-
             mark_flips(index)

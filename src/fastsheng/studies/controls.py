@@ -48,6 +48,8 @@ __all__ = [
     "MIN_AWAY",
     "adjusted_values",
     "centred",
+    "deal_x",
+    "x_for",
 ]
 
 CONTROLS_NAME = "deal control variates (regression adjustment on 6 dealt covariates, exact means)"
@@ -331,3 +333,13 @@ def controlled(key: str, controls: bool | None, paired: bool) -> bool:
     if controls is None:
         return key in (PAIRED_DEFAULT if paired else SINGLE_DEFAULT)
     return bool(controls)
+
+
+def deal_x(raw: pd.DataFrame, on: bool | None) -> np.ndarray | None:
+    """The centred covariates of the deals, unless control variates are off or impossible."""
+    return centred(covariates(raw)) if on is not False and has_covariates(raw) else None
+
+
+def x_for(x, key: str, controls: bool | None, paired: bool):
+    """``x`` for metric ``key`` when it is adjusted (:func:`controlled`), else None."""
+    return x if x is not None and controlled(key, controls, paired) else None

@@ -18,8 +18,22 @@ sweep's, adjusted for the number of variants):
 
 from __future__ import annotations
 
-__all__ = ["CHECK_COLUMNS", "CHANGES", "FLIP", "VERDICTS", "verdict", "ROBUSTNESS_TEXT"]
+import re
+from pathlib import Path
 
+__all__ = [
+    "CHECK_COLUMNS",
+    "CHANGES",
+    "DEFAULT_CHECK_N",
+    "FLIP",
+    "VERDICTS",
+    "verdict",
+    "ROBUSTNESS_TEXT",
+    "mark_flips",
+]
+
+#: the deals --check-bots replays unless --check-n says (at most the runs' n)
+DEFAULT_CHECK_N = 10_000
 FLIP = "flips sign"
 CHANGES = "changes"
 VERDICTS = ("holds", "shrinks", "grows", CHANGES, FLIP)
@@ -61,3 +75,16 @@ def verdict(
     if mlo <= 0 <= mhi or not (mlo == mlo and mhi == mhi):
         return CHANGES  # the main effect's sign is not established: no direction to grow in
     return "grows" if (d > 0) == (m > 0) else "shrinks"
+
+
+_FLIP_CELL = re.compile(r"<td>flips sign</td>")
+
+
+def mark_flips(index: Path) -> None:
+    """A flip is shown in red on the page."""
+    text = index.read_text(encoding="utf-8")
+    marked = _FLIP_CELL.sub(
+        '<td class="flip" style="color:#c00;font-weight:700">flips sign</td>', text
+    )
+    if marked != text:
+        index.write_text(marked, encoding="utf-8")

@@ -29,6 +29,7 @@ from typing import Any
 
 from fastsheng.errors import FastshengError, RulesError
 from fastsheng.rules import FIELDS, Rules, rules_from_spec
+from fastsheng.studies.folders import variant_folder
 
 __all__ = [
     "MAX_VARIANTS",
@@ -42,6 +43,7 @@ __all__ = [
     "build_variants",
     "did_you_mean",
     "check_bot_names",
+    "table_data",
 ]
 
 #: A grid larger than this needs ``force=True`` (``--force``): a typo in a list multiplies.
@@ -134,14 +136,30 @@ _FIELD_ALIASES = {
 }
 
 
+def table_data(switch: str, value: Any) -> Any:
+    """The data of a data-valued switch's value (a named table: ``standard`` -> its threshold and
+    the rest), as a plain value; ``value`` itself when it names no table (or rules have none)."""
+    try:
+        from fastsheng import tables
+    except ImportError:  # rules without data-valued switches
+        return value
+    lookup = {
+        "level_table": getattr(tables, "level_table_data", None),
+        "kitty_multiplier": getattr(tables, "kitty_multiplier_data", None),
+    }.get(switch)
+    try:
+        value = lookup(value) if lookup is not None else value
+    except KeyError:
+        return value
+    return value.to_value() if hasattr(value, "to_value") else value
+
+
 def _settable(base: Rules) -> list[str]:
     """The switches, and the keys of the data-valued ones (``level_table.threshold``)."""
     names = [f for f in FIELDS if f != "name"]
     try:
-        from fastsheng.studies.sweep import _table_data
-
         for switch in ("level_table", "kitty_multiplier"):
-            data = _table_data(switch, getattr(base, switch, None))
+            data = table_data(switch, getattr(base, switch, None))
             if isinstance(data, dict):
                 names += [f"{switch}.{k}" for k in data]
     except Exception:  # noqa: BLE001 - suggestions only; the switches alone still help
@@ -259,10 +277,6 @@ def _switches(rules: Rules) -> dict[str, Any]:
     return {k: v for k, v in rules.to_dict().items() if k != "name"}
 
 
-def _safe(s: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in s)
-
-
 def build_variants(
     baseline: str | Rules = "standard",
     *,
@@ -331,7 +345,7 @@ def build_variants(
         key=lambda v: tuple(sorted(map(str, _switches(v.rules).items()))),
         what="rules",
     )
-    labels = [_safe(v.label) for v in [base, *variants]]
+    labels = [variant_folder(v.label) for v in [base, *variants]]
     if len(set(labels)) != len(labels):
         dup = next(x for x in labels if labels.count(x) > 1)
         raise SweepError(f"two variants share the folder name {dup!r}; give them other names")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from fastsheng.sim.runner import default_batch_size, lineup_label, lineup_names
+from fastsheng.studies.folders import run_folder
 from fastsheng.studies.report.compare import compute_compare, team_view
 from fastsheng.studies.report.model import Report, lineup_text
 from fastsheng.studies.report.render import print_headline, print_table, write_report
@@ -88,7 +89,7 @@ def compare_command(
         )
     else:
         variants, labels = _variants(rules, bots)
-        folders = [_folder_name(lab) for lab in labels]
+        folders = [run_folder(lab) for lab in labels]
         where = Path(out) if out else Path(f"compare-{folders[0]}-vs-{folders[1]}")
         if batch_size is None:  # one batch size for both, or the deals would differ
             batch_size = min(default_batch_size(lineup_names(bt), mode) for _, bt in variants)
@@ -168,13 +169,6 @@ def _play_variants(
     return paths, teams
 
 
-def _folder_name(label: str) -> str:
-    """A label as a folder name: a rules file by its stem (``x.toml`` -> ``x``)."""
-    if label.lower().endswith(".toml"):
-        label = Path(label).stem
-    return _safe(label)
-
-
 def _short_label(a: Run, b: Run) -> tuple[str, str]:
     ma, mb = a.manifest, b.manifest
     if ma.get("rules_name") != mb.get("rules_name") or ma.get("rules") != mb.get("rules"):
@@ -185,10 +179,6 @@ def _short_label(a: Run, b: Run) -> tuple[str, str]:
         # of four such names cannot be read back
         return lineup_text(ma.get("bots")), lineup_text(mb.get("bots"))
     return Path(a.path).name, Path(b.path).name
-
-
-def _safe(s: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in s)
 
 
 def simulate_run(
