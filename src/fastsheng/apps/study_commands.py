@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from fastsheng.apps.args import check_workers, study_options
+from fastsheng.apps.args import check_workers, parse_isolation, study_options
 from fastsheng.sim.counts import UserError
 
 __all__ = ["check_comparable", "finish_hint", "run_compare", "run_report", "run_sweep"]
@@ -67,12 +67,29 @@ def check_comparable(run_a: Path, run_b: Path) -> None:
 
 
 def run_compare(
-    *, runs, rules, bots, n, seed, batch_size, level, workers, out, precision, check_bots, check_n
+    *,
+    runs,
+    rules,
+    bots,
+    n,
+    seed,
+    batch_size,
+    level,
+    workers,
+    out,
+    precision,
+    check_bots,
+    check_n,
+    isolate=None,
+    bot_timeout=None,
+    bot_memory=None,
+    on_bot_error=None,
 ) -> None:
     """compare's options, as typed, checked and parsed; then the comparison."""
     from fastsheng.studies.report import compare_command
 
     check_workers(workers)
+    isolation = parse_isolation(isolate, bot_timeout, bot_memory, on_bot_error)
     if runs and len(runs) == 2 and not rules and not bots:
         check_comparable(*runs)
     study = study_options(n, seed, batch_size, level, precision, check_n)
@@ -85,6 +102,7 @@ def run_compare(
             out=out,
             check_bots=check_bots,
             **study,
+            **isolation,
         )
 
 
@@ -109,11 +127,16 @@ def run_sweep(
     scheduler,
     out,
     quiet,
+    isolate=None,
+    bot_timeout=None,
+    bot_memory=None,
+    on_bot_error=None,
 ) -> None:
     """sweep's options, as typed, checked and parsed; then the sweep."""
     from fastsheng.studies.sweep import sweep
 
     check_workers(workers)
+    isolation = parse_isolation(isolate, bot_timeout, bot_memory, on_bot_error)
     study = study_options(n, seed, batch_size, level, precision, check_n)
     with finish_hint("the same sweep command resumes (finished variants are not played again)"):
         sweep(
@@ -131,4 +154,5 @@ def run_sweep(
             out=out,
             quiet=quiet,
             **study,
+            **isolation,
         )

@@ -62,8 +62,10 @@ def _safe(s: str) -> str:
 
 
 class RunPlan:
-    """How the sweep's runs are made: the shared seed, batch size, mode and level, and the
-    backend (local ``workers`` or a Dask ``scheduler``; ``batch_fn`` for tests)."""
+    """How the sweep's runs are made: the shared seed, batch size, mode and level, the
+    backend (local ``workers`` or a Dask ``scheduler``; ``batch_fn`` for tests), and whether
+    the Python bots play isolated (``isolate``, ``bot_limits``: fastsheng.sim.spec.isolation_of,
+    decided once for every line-up of the study)."""
 
     def __init__(
         self,
@@ -76,9 +78,12 @@ class RunPlan:
         scheduler=None,
         batch_fn=None,
         say: Callable[[str], None] | None = None,
+        isolate: bool = False,
+        bot_limits=None,
     ):
         self.seed, self.batch_size, self.mode, self.level = seed, batch_size, mode, level
         self.workers, self.scheduler, self.batch_fn = workers, scheduler, batch_fn
+        self.isolate, self.bot_limits = isolate, bot_limits
         self.say = say or (lambda text: None)
 
     def spec(self, rules, bots: str | None, n: int):
@@ -92,6 +97,8 @@ class RunPlan:
             batch_size=self.batch_size,
             mode=self.mode,
             level=self.level,
+            isolate=self.isolate,
+            bot_limits=self.bot_limits,
         )
 
     def play(self, path: Path, rules, bots: str | None, n: int, what: str) -> Path:
@@ -190,6 +197,8 @@ def sweep(
     console: Any = None,
     batch_fn: Any = None,
     figures: bool = True,
+    isolate: bool | None = None,
+    bot_limits: Any = None,
 ) -> Report:
     """Play ``baseline`` and every variant on the same deals and compare each variant with the
     baseline, paired, for ``metrics`` (default: the report's headline metrics; the first is
@@ -197,7 +206,11 @@ def sweep(
     strings or dicts, one variant each), ``grid`` (a ``[grid]`` table or a TOML file holding
     one), ``variants`` (presets, rules files or Rules), or several ``bots`` line-ups.
     ``n``: hands per run (with ``precision``: the most it may choose). ``adjust=False``: 95%
-    intervals each instead of simultaneous ones (a study that makes its own family). Writes
+    intervals each instead of simultaneous ones (a study that makes its own family).
+    ``isolate``: each Python bot in a process of its own (fastsheng.engine.isolation; None: when
+    the study's Python bots, every line-up and ``check_bots`` together, come from two or more
+    authors); ``bot_limits``: an isolated bot's limits (fastsheng.engine.isolation.BotLimits).
+    Writes
     ``out`` (default ``sweep-<baseline>-<k>-variants``); returns the
     :class:`~fastsheng.studies.report.Report`."""
     from fastsheng.sim.runner import default_batch_size
@@ -212,8 +225,10 @@ def sweep(
         batch_size = min(default_batch_size(v.bots or "expert", mode) for v in (base, *vs))
     where = Path(out) if out else Path(f"sweep-{_safe(base.rules.name)}-{len(vs)}-variants")
     say = (lambda text: _say(console, text)) if not quiet else None
+    isolate, bot_limits = _isolation(base, vs, check_bots, isolate, bot_limits, mode)
     plan = RunPlan(seed=seed, batch_size=batch_size, mode=mode, level=level, workers=workers,
-                   scheduler=scheduler, batch_fn=batch_fn, say=say)  # fmt: skip
+                   scheduler=scheduler, batch_fn=batch_fn, say=say, isolate=isolate,
+                   bot_limits=bot_limits)  # fmt: skip
     conf = simultaneous_conf(len(vs)) if adjust else 0.95
     n_run, precision_row = n, None
     if precision is not None:
@@ -242,6 +257,15 @@ def sweep(
     if not quiet:
         _print_summary(rep, index, check, console)
     return rep
+
+
+def _isolation(base, vs, check_bots, isolate, bot_limits, mode):
+    """Whether the study isolates its Python bots: decided once over every line-up it plays."""
+    from fastsheng.sim.runner import isolation_of, lineup_names
+
+    lineups = [v.bots or "expert" for v in (base, *vs)] + ([check_bots] if check_bots else [])
+    bots = [b for lineup in lineups for b in lineup_names(lineup)]
+    return isolation_of(bots, isolate, bot_limits, mode)
 
 
 def _play_check(plan, where, base, vs, lineup, check_n, baseline) -> tuple[Check, list[float]]:
