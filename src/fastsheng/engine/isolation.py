@@ -243,6 +243,7 @@ class IsolatedBot:
         self.proc: subprocess.Popen | None = None
         self.restarts = 0
         self._reset_pending = False
+        self._buf = bytearray()  # bytes read from the child past the last answer
 
     def __enter__(self) -> IsolatedBot:
         return self
@@ -282,6 +283,7 @@ class IsolatedBot:
         except OSError as e:
             raise BotFailure(f"could not start a process of its own: {e}", fatal=True) from None
         os.set_blocking(self.proc.stdin.fileno(), False)
+        self._buf = bytearray()
         deadline = time.monotonic() + max(START_TIMEOUT, self.limits.timeout)
         try:
             self._send(json.dumps(self._hello()).encode(), deadline)
@@ -371,20 +373,24 @@ class IsolatedBot:
             data = data[n:]
 
     def _read(self, n: int, deadline: float) -> bytes:
+        """`n` bytes from the child (read in as large chunks as it wrote: one system call for a
+        whole answer, mostly)."""
         fd = self.proc.stdout.fileno()
-        out = bytearray()
-        while len(out) < n:
+        buf = self._buf
+        while len(buf) < n:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise self._timeout()
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 continue
-            chunk = os.read(fd, n - len(out))
+            chunk = os.read(fd, max(n - len(buf), 1 << 16))
             if not chunk:
                 raise self._died()
-            out += chunk
-        return bytes(out)
+            buf += chunk
+        out = bytes(buf[:n])
+        del buf[:n]
+        return out
 
     def _receive(self, deadline: float) -> dict[str, Any]:
         (n,) = _FRAME.unpack(self._read(4, deadline))

@@ -1,4 +1,5 @@
-"""``fastsheng.evaluate``: your bot against another on paired, seat-swapped deals, in process.
+"""``fastsheng.evaluate``: your bot against another on paired, seat-swapped deals, in process
+(each Python bot in a process of its own with ``isolate``: fastsheng.engine.isolation).
 
 The same method as ``fastsheng ladder`` for one pair, and the same code (fastsheng.studies.ladder's
 ``pair_outcome`` / ``pair_row``): the first ``n`` hands of the run with ``seed`` are played
