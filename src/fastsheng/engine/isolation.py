@@ -25,8 +25,9 @@ bot seat of a batch plays in a child process that never holds the game, the deal
   seat) or the run stops (``"stop"``), with one line naming the bot, its seat and the decision.
   A failed child is killed; the seat's next hand starts a fresh one.
 
-Children are killed when their batch ends, however it ends (an exception, Ctrl-C), and on Linux
-die with the thread that started them (``PR_SET_PDEATHSIG``) if that is killed outright. The
+Children are killed, with any process they started (each leads a process group of its own),
+when their batch ends, however it ends (an exception, Ctrl-C), and on Linux die with the thread
+that started them (``PR_SET_PDEATHSIG``) if that is killed outright. The
 isolation is between processes, not a sandbox: the child runs as the same user and can read what
 that user can (files such as a run's run.json, which records the seed; other processes' command
 lines). For untrusted bots in a tournament, run each bot under its own user or in a container
@@ -277,8 +278,15 @@ class IsolatedBot:
             env.setdefault(var, "1")
         cmd = [sys.executable, "-I", "-c", _BOOT, json.dumps(sys.path)]
         try:
+            # a session of its own: Ctrl-C is the parent's to handle, and a kill of the
+            # process group takes along whatever the bot started
             self.proc = subprocess.Popen(
-                cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+                close_fds=True,
+                start_new_session=True,
             )
         except OSError as e:
             raise BotFailure(f"could not start a process of its own: {e}", fatal=True) from None
@@ -303,14 +311,17 @@ class IsolatedBot:
         self._reset_pending = False
 
     def close(self) -> None:
-        """Kill the child (if any) and reap it."""
+        """Kill the child (if any) with its process group, and reap it."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
         try:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
         except OSError:
-            pass
+            try:
+                proc.kill()
+            except OSError:
+                pass
         for f in (proc.stdin, proc.stdout):
             try:
                 f.close()
