@@ -6,17 +6,19 @@ Method: for each bot, one process per run plays N hands (`standard`, random leve
 one bot at every seat) with PYTHONPATH set to a tree's source folder (both trees built in place:
 python setup.py build_ext --inplace); the runs go old, new, old, new ... (one warm-up pair
 first, not counted) and each pair's new/old ratio of wall seconds (time.perf_counter around the
-whole process, start-up included) is kept, so a drift in the machine's speed moves both runs of
-a pair. Prints per bot the median ratio and the min-max of the pairs (docs/research/
-refactor-speed.md).
+whole process, start-up included) is kept, and the ratio of CPU seconds (user + system, the
+operating system's count for the finished child), so a drift in the machine's speed moves both
+runs of a pair. Prints per bot the median ratios and the min-max of the pairs: the timing columns
+of docs/research/refactor-speed.md.
 
 Run: python research/tree_speed.py OLD_SRC NEW_SRC [RUNS]
-     e.g. python research/tree_speed.py ../old/src src 7
+     e.g. python research/tree_speed.py ../old/src ../new/src 7  (git worktrees, built)
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,30 +31,32 @@ PLAY = "import sys; from fastsheng.engine.hands import simulate_hands as s; " + 
 )
 
 
-def seconds(src: str, bot: str, n: int) -> float:
+def seconds(src: str, bot: str, n: int) -> tuple[float, float]:
+    """Wall and CPU (user + system, the operating system's count) seconds of one run."""
     env = {**os.environ, "PYTHONPATH": os.path.abspath(src)}
-    t = time.perf_counter()
+    r0, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     subprocess.run([sys.executable, "-c", PLAY, bot, str(n)], env=env, check=True)
-    return time.perf_counter() - t
+    wall, r1 = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
 
 
 def main(argv: list[str]) -> None:
     if len(argv) not in (2, 3):
         raise SystemExit("usage: python research/tree_speed.py OLD_SRC NEW_SRC [RUNS]")
     old, new, runs = argv[0], argv[1], int(argv[2]) if len(argv) == 3 else 7
-    print("| bot | hands a run | new/old median | min-max |\n|---|---|---|---|")
+    print("| bot | hands a run | wall new/old: median (min-max) | CPU new/old: median (min-max) |")
+    print("|---|---|---|---|")
     for bot, n in BOTS.items():
-        ratios = []
+        pairs = []
         for i in range(runs + 1):  # the first pair warms the caches and is not counted
-            a = seconds(old, bot, n)
-            r = seconds(new, bot, n) / a
+            a, b = seconds(old, bot, n), seconds(new, bot, n)
             if i:
-                ratios.append(r)
-        print(
-            f"| `{bot}` | {n} | {statistics.median(ratios):.3f} | "
-            f"{min(ratios):.3f}-{max(ratios):.3f} |",
-            flush=True,
-        )
+                pairs.append((b[0] / a[0], b[1] / a[1]))
+        cells = [
+            f"{statistics.median(r):.3f} ({min(r):.3f}-{max(r):.3f})"
+            for r in zip(*pairs, strict=True)
+        ]
+        print(f"| `{bot}` | {n} | {cells[0]} | {cells[1]} |", flush=True)
 
 
 if __name__ == "__main__":

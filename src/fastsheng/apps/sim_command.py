@@ -184,6 +184,11 @@ def summary_text(result) -> str:
     hist = stats.get("level_change")
     if hands and hist:
         lines.append("  levels       " + level_change_text(hist, hands))
+    if stats.get("forfeits"):
+        lines.append(
+            f"  forfeits     {stats['forfeits']:,} hands lost to an isolated bot's failure "
+            "(the forfeit column names the seat)"
+        )
     if rows and unit == "matches" and stats.get("match_winner"):
         won = stats["match_winner"]
         parts = [

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from fastsheng.apps.args import check_workers, study_options
+from fastsheng.apps.args import check_workers, parse_isolation, study_options
 from fastsheng.sim.counts import UserError
 
 __all__ = ["check_comparable", "finish_hint", "run_compare", "run_report", "run_sweep"]
@@ -22,7 +22,8 @@ _FLAGS = {
         ("rules", "--rules"), ("bots", "--bots"), ("n", "-n"), ("seed", "--seed"),
         ("batch_size", "--batch-size"), ("level", "--level"), ("precision", "--precision"),
         ("check_bots", "--check-bots"), ("check_n", "--check-n"), ("workers", "--workers"),
-        ("out", "--out"),
+        ("isolate", "--isolate"), ("bot_timeout", "--bot-timeout"),
+        ("bot_memory", "--bot-memory"), ("on_bot_error", "--on-bot-error"), ("out", "--out"),
     ),
     "sweep": (
         ("rules", "--rules"), ("sets", "--set"), ("grid", "--grid"), ("variants", "--variant"),
@@ -30,7 +31,9 @@ _FLAGS = {
         ("batch_size", "--batch-size"), ("level", "--level"), ("precision", "--precision"),
         ("check_bots", "--check-bots"), ("check_n", "--check-n"), ("controls", "--controls"),
         ("force", "--force"), ("workers", "--workers"), ("scheduler", "--scheduler"),
-        ("out", "--out"), ("quiet", "--quiet"),
+        ("isolate", "--isolate"), ("bot_timeout", "--bot-timeout"),
+        ("bot_memory", "--bot-memory"), ("on_bot_error", "--on-bot-error"), ("out", "--out"),
+        ("quiet", "--quiet"),
     ),
 }  # fmt: skip
 
@@ -41,6 +44,9 @@ def command_line(study: str, options: dict, positional=()) -> str:
     words = ["fastsheng", study, *(str(p) for p in positional or ())]
     for name, flag in _FLAGS[study]:
         value = options.get(name)
+        if name == "isolate" and value is False:
+            words.append("--no-isolate")
+            continue
         if value is None or value is False or value == []:
             continue
         if name == "controls":
@@ -119,7 +125,23 @@ def check_comparable(run_a: Path, run_b: Path) -> None:
 
 
 def run_compare(
-    *, runs, rules, bots, n, seed, batch_size, level, workers, out, precision, check_bots, check_n
+    *,
+    runs,
+    rules,
+    bots,
+    n,
+    seed,
+    batch_size,
+    level,
+    workers,
+    out,
+    precision,
+    check_bots,
+    check_n,
+    isolate=None,
+    bot_timeout=None,
+    bot_memory=None,
+    on_bot_error=None,
 ) -> None:
     """compare's options, as typed, checked and parsed; then the comparison."""
     from fastsheng.studies.report import compare_command
@@ -131,6 +153,7 @@ def run_compare(
         raise UserError("--check-n sets how many deals --check-bots replays: give --check-bots too")
     check_bot_names(bots or ())
     check_bot_names([check_bots], "--check-bots")
+    isolation = parse_isolation(isolate, bot_timeout, bot_memory, on_bot_error)
     if runs and len(runs) == 2 and not rules and not bots:
         check_comparable(*runs)
     study = study_options(n, seed, batch_size, level, precision, check_n)
@@ -144,6 +167,7 @@ def run_compare(
             out=out,
             check_bots=check_bots,
             **study,
+            **isolation,
         )
 
 
@@ -168,6 +192,10 @@ def run_sweep(
     scheduler,
     out,
     quiet,
+    isolate=None,
+    bot_timeout=None,
+    bot_memory=None,
+    on_bot_error=None,
 ) -> None:
     """sweep's options, as typed, checked and parsed; then the sweep."""
     from fastsheng.studies.sweep import sweep
@@ -176,6 +204,7 @@ def run_sweep(
     check_workers(workers)
     if check_n is not None and check_bots is None:
         raise UserError("--check-n sets how many deals --check-bots replays: give --check-bots too")
+    isolation = parse_isolation(isolate, bot_timeout, bot_memory, on_bot_error)
     study = study_options(n, seed, batch_size, level, precision, check_n)
     again = command_line("sweep", options)
     hint = "the same sweep command resumes (finished variants are not played again)"
@@ -195,4 +224,5 @@ def run_sweep(
             out=out,
             quiet=quiet,
             **study,
+            **isolation,
         )

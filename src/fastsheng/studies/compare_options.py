@@ -41,7 +41,7 @@ COMPARE_PRIMARY = "dealer_won"
 CONF = 0.95
 
 
-def _plan(seed, batch_size, mode, level, workers, batch_fn) -> RunPlan:
+def _plan(seed, batch_size, mode, level, workers, batch_fn, isolate, bot_limits) -> RunPlan:
     from fastsheng.sim.runner import DEFAULT_BATCH_SIZE
 
     return RunPlan(
@@ -51,6 +51,8 @@ def _plan(seed, batch_size, mode, level, workers, batch_fn) -> RunPlan:
         level=level,
         workers=workers,
         batch_fn=batch_fn,
+        isolate=isolate,
+        bot_limits=bot_limits,
     )
 
 
@@ -67,6 +69,8 @@ def compare_precision_n(
     level: str,
     workers=None,
     batch_fn=None,
+    isolate: bool = False,
+    bot_limits=None,
 ) -> tuple[int, dict[str, Any]]:
     """The n that makes the paired 95% interval of ``A - B`` on the dealer side's win rate at
     most ``target`` wide on each side, from a pilot in ``where/<label>``; SweepError when it
@@ -75,7 +79,7 @@ def compare_precision_n(
 
     if not target > 0:
         raise SweepError(f"--precision must be a positive half-width, not {target!r}")
-    plan = _plan(seed, batch_size, mode, level, workers, batch_fn)
+    plan = _plan(seed, batch_size, mode, level, workers, batch_fn, isolate, bot_limits)
     n0 = pilot_size(cap)
     m = METRICS[COMPARE_PRIMARY]
     xs = []
@@ -120,13 +124,15 @@ def compare_check(
     level: str,
     workers=None,
     batch_fn=None,
+    isolate: bool = False,
+    bot_limits=None,
 ) -> list[str]:
     """Replay A and B with ``lineup`` on the first ``check_n`` deals (``where/<label>``); add
     the robustness table (A - B per metric, under both line-ups, and the verdict) to ``rep``
     and return the console lines (every flip, or that none flips)."""
     from fastsheng.rules import rules_from_spec
 
-    plan = _plan(seed, batch_size, mode, level, workers, batch_fn)
+    plan = _plan(seed, batch_size, mode, level, workers, batch_fn, isolate, bot_limits)
     check_n = min(check_n, len(run_a.hands))
     ha = canonical_hands(run_a.hands, run_a.rules)
     hb = canonical_hands(run_b.hands, run_b.rules)

@@ -26,8 +26,10 @@ DEAL_COLUMNS = ("dealer", "first_seat", "kitty_points_dealt") + tuple(
 
 
 class RunPlan:
-    """How the sweep's runs are made: the shared seed, batch size, mode and level, and the
-    backend (local ``workers`` or a Dask ``scheduler``; ``batch_fn`` for tests)."""
+    """How the sweep's runs are made: the shared seed, batch size, mode and level, the
+    backend (local ``workers`` or a Dask ``scheduler``; ``batch_fn`` for tests), and whether
+    the Python bots play isolated (``isolate``, ``bot_limits``: fastsheng.sim.spec.isolation_of,
+    decided once for every line-up of the study)."""
 
     def __init__(
         self,
@@ -40,9 +42,12 @@ class RunPlan:
         scheduler=None,
         batch_fn=None,
         say: Callable[[str], None] | None = None,
+        isolate: bool = False,
+        bot_limits=None,
     ):
         self.seed, self.batch_size, self.mode, self.level = seed, batch_size, mode, level
         self.workers, self.scheduler, self.batch_fn = workers, scheduler, batch_fn
+        self.isolate, self.bot_limits = isolate, bot_limits
         self.say = say or (lambda text: None)
 
     def spec(self, rules, bots: str | None, n: int):
@@ -56,6 +61,8 @@ class RunPlan:
             batch_size=self.batch_size,
             mode=self.mode,
             level=self.level,
+            isolate=self.isolate,
+            bot_limits=self.bot_limits,
         )
 
     def play(self, path: Path, rules, bots: str | None, n: int, what: str) -> Path:

@@ -78,6 +78,8 @@ def sweep(
     console: Any = None,
     batch_fn: Any = None,
     figures: bool = True,
+    isolate: bool | None = None,
+    bot_limits: Any = None,
 ) -> Report:
     """Play ``baseline`` and every variant on the same deals and compare each variant with the
     baseline, paired, for ``metrics`` (default: the report's headline metrics; the first is
@@ -85,9 +87,8 @@ def sweep(
     strings or dicts, one variant each), ``grid`` (a ``[grid]`` table or a TOML file holding
     one), ``variants`` (presets, rules files or Rules), or several ``bots`` line-ups.
     ``n``: hands per run (with ``precision``: the most it may choose). ``adjust=False``: 95%
-    intervals each instead of simultaneous ones (a study that makes its own family). Writes
-    ``out`` (default ``sweep-<baseline>-<k>-variants``); returns the
-    :class:`~fastsheng.studies.report.Report`."""
+    intervals each (a study that makes its own family). ``isolate``, ``bot_limits``: RunSpec's,
+    for every line-up. Writes ``out`` (default ``sweep-<baseline>-<k>-variants``)."""
     bots = [bots] if isinstance(bots, str) else list(bots)
     check_mode(mode)
     notes: list[str] = []
@@ -102,7 +103,8 @@ def sweep(
     where = Path(out) if out else _default_out(base, vs)
     say = (lambda text: progress(console, text)) if not quiet else None
     plan = RunPlan(seed=seed, batch_size=batch_size, mode=mode, level=level, workers=workers,
-                   scheduler=scheduler, batch_fn=batch_fn, say=say)  # fmt: skip
+                   scheduler=scheduler, batch_fn=batch_fn, say=say,
+                   **_isolation(base, vs, check_bots, isolate, bot_limits, mode))  # fmt: skip
     for note in notes:
         plan.say(f"note: {note}")
     conf = simultaneous_conf(len(vs)) if adjust else 0.95
@@ -130,6 +132,16 @@ def sweep(
                        precision_row, deal_share, figures)  # fmt: skip
     _publish(rep, where, notes, check, quiet, console)
     return rep
+
+
+def _isolation(base, vs, check_bots, isolate, bot_limits, mode) -> dict[str, Any]:
+    """Whether the study isolates its Python bots: decided once over every line-up it plays."""
+    from fastsheng.sim.runner import isolation_of, lineup_names
+
+    lineups = [v.bots or "expert" for v in (base, *vs)] + ([check_bots] if check_bots else [])
+    bots = [b for lineup in lineups for b in lineup_names(lineup)]
+    isolate, bot_limits = isolation_of(bots, isolate, bot_limits, mode)
+    return {"isolate": isolate, "bot_limits": bot_limits}
 
 
 def _default_out(base: Variant, vs: Sequence[Variant]) -> Path:
