@@ -700,6 +700,60 @@ def test_a_second_sim_on_the_same_folder_is_refused_until_the_first_is_gone(tmp_
     assert pds.dataset(out / "hands").count_rows() == 8000 and not (out / ".lock").exists()
 
 
+# A Dask scheduler with one worker process of its own: killing the scheduler's process leaves
+# the worker, as on a cluster whose scheduler machine goes down.
+DASK_CLUSTER = (
+    "import time\n"
+    "from dask.distributed import LocalCluster\n"
+    "c = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, protocol='tcp',\n"
+    "                 dashboard_address=None, silence_logs=50)\n"
+    "print(c.scheduler_address, flush=True)\n"
+    "while True:\n"
+    "    time.sleep(1)\n"
+)
+
+
+def test_losing_the_dask_scheduler_is_one_line_with_the_resume_command(tmp_path):
+    """The client's own account of the lost connection (its reconnect attempts, the traceback
+    of the reconnection cancelled as the run closes the client) stays off stderr: the run says
+    it in one line, with the command that finishes it."""
+    pytest.importorskip("dask.distributed")
+    out = tmp_path / "r"
+    cluster = subprocess.Popen(
+        [sys.executable, "-c", DASK_CLUSTER],
+        env=_env(FAKE_SLEEP="0.1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        address = cluster.stdout.readline().strip()
+        assert address.startswith("tcp://")
+        proc = subprocess.Popen(
+            [sys.executable, "-c", FAKE_CLI, "sim", "-n", "4000", "--batch-size", "50"]
+            + ["--seed", "9", "--out", str(out), "--scheduler", address, "--quiet"],
+            env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _wait_for_batches(out, 2, proc)
+        os.kill(cluster.pid, signal.SIGKILL)  # the scheduler alone: its worker lives on
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        os.killpg(cluster.pid, signal.SIGKILL)
+        cluster.wait()
+    assert_one_line_error(
+        proc.returncode,
+        stderr,
+        f"lost the Dask scheduler at {address}",
+        f"finish with: fastsheng sim --out {out} --resume --scheduler {address}",
+    )
+    manifest = json.loads((out / "run.json").read_text())
+    assert len(manifest["batches"]) >= 2 and not manifest["complete"]
+
+
 # --------------------------------------------------------------------------------------------
 # End to end with the real engine
 

@@ -26,6 +26,7 @@ run.json, stop cleanly); each concern lives in its own module of ``fastsheng.sim
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -42,7 +43,12 @@ from fastsheng.sim.batch import (
     execute_batch,
     truncate_tables,
 )
-from fastsheng.sim.dask_backend import check_visible, connect_dask, run_dask
+from fastsheng.sim.dask_backend import (
+    check_visible,
+    connect_dask,
+    quiet_lost_scheduler,
+    run_dask,
+)
 from fastsheng.sim.dataset import (
     FORMAT,
     FORMAT_VERSION,
@@ -241,25 +247,29 @@ def run(
     if scheduler is not None:
         # connect before touching the folder: an unreachable scheduler changes nothing
         client, owned = connect_dask(scheduler, connect_timeout)
-    try:
-        if resume:
-            finished = finished_run(spec, storage)
-            if finished is not None:  # nothing to write: works on a read-only folder too
-                return finished
-            if not storage.exists():
-                raise DatasetError(f"{storage.display()}: nothing to resume (no such run folder)")
-        storage.makedirs()
-        with acquire_lock(storage, emit):
-            return _run(
-                spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval
-            )
-    except OSError as exc:  # full before the first batch (the lock, the first run.json)
-        if not no_space(exc):
-            raise
-        raise DiskFull(storage.display(), _kept(storage), spec.n_batches) from None
-    finally:
-        if owned:
-            client.close()
+    # a lost scheduler is told in one line (SchedulerLost), not in the client's log too
+    with quiet_lost_scheduler() if client is not None else contextlib.nullcontext():
+        try:
+            if resume:
+                finished = finished_run(spec, storage)
+                if finished is not None:  # nothing to write: works on a read-only folder too
+                    return finished
+                if not storage.exists():
+                    raise DatasetError(
+                        f"{storage.display()}: nothing to resume (no such run folder)"
+                    )
+            storage.makedirs()
+            with acquire_lock(storage, emit):
+                return _run(
+                    spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval
+                )
+        except OSError as exc:  # full before the first batch (the lock, the first run.json)
+            if not no_space(exc):
+                raise
+            raise DiskFull(storage.display(), _kept(storage), spec.n_batches) from None
+        finally:
+            if owned:
+                client.close()
 
 
 def _kept(storage: Storage) -> int:
