@@ -29,7 +29,10 @@ def fake_engine(monkeypatch):
     """The driver on the deterministic stand-in engine of test_runner."""
     monkeypatch.setattr(runner, "default_batch_fn", lambda: fake_batch)
     monkeypatch.setattr(runner, "known_bots", lambda: ("random", "basic", "expert"))
-    for name in ("FAKE_SLEEP", "FAKE_KILL", "FAKE_KILL_ALWAYS", "FAKE_FAIL", "FAKE_NOSPACE"):
+    for name in (
+        *("FAKE_SLEEP", "FAKE_KILL", "FAKE_KILL_ALWAYS", "FAKE_FAIL", "FAKE_NOSPACE"),
+        "FAKE_NOMEMORY",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -411,6 +414,48 @@ def test_the_resume_hint_keeps_the_scheduler(tmp_path, capsys, fake_engine, monk
         assert_one_line_error(code, stderr, "lost the Dask scheduler at tcp://10.0.0.5:8786")
     else:
         assert code == 130
+
+
+@pytest.mark.parametrize("how", ["", "arrow"])
+def test_memory_running_out_in_a_worker_is_one_line_with_what_to_do(
+    tmp_path, capsys, fake_engine, monkeypatch, how
+):
+    monkeypatch.setenv("FAKE_NOMEMORY", f"4:{how}")
+    out = tmp_path / "r"
+    args = ["sim", "-n", "500", "--batch-size", "50", "--seed", "1", "--out", str(out), "-q"]
+    code, _, stderr = run_cli(capsys, *args, "--workers", "2")
+    assert_one_line_error(
+        code,
+        stderr,
+        "out of memory in batch 4 (",
+        f"batches kept in {out}",
+        f"finish with fewer workers: fastsheng sim --out {out} --resume --workers 1",
+        "a smaller --batch-size needs a new run",
+    )
+    kept = json.loads((out / "run.json").read_text())["batches"]
+    assert kept and "4" not in kept
+    monkeypatch.delenv("FAKE_NOMEMORY")
+    code, _, stderr = run_cli(capsys, "sim", "--out", str(out), "--resume", "--workers", "1")
+    assert code == 0, stderr
+    assert json.loads((out / "run.json").read_text())["complete"]
+
+
+def test_memory_running_out_outside_a_run_is_one_line_not_an_installation_problem():
+    """Under a tight `ulimit -v` a library fails to load with an ImportError: that is memory,
+    not a missing build; a module that is really not there keeps the installation hint."""
+    from fastsheng.apps.failures import explain
+
+    no_memory = ImportError(
+        "/venv/lib/python3.11/site-packages/pydantic_core/_pydantic_core.so: failed to map "
+        "segment from shared object"
+    )
+    code, text = explain(no_memory)
+    assert code == 2 and text.startswith("error: out of memory (cannot load _pydantic_core.so)")
+    assert "installed and built" not in text and "\n" not in text
+    code, text = explain(MemoryError())
+    assert code == 2 and text.startswith("error: out of memory (MemoryError)")
+    code, text = explain(ModuleNotFoundError("No module named 'fastsheng._core'"))
+    assert code == 1 and "is fastsheng installed and built?" in text
 
 
 def test_a_full_disk_is_one_line_with_the_resume_command(

@@ -16,7 +16,15 @@ from typing import Any
 from fastsheng.errors import FastshengError
 from fastsheng.sim.batch import BatchFn, Todo, execute_batch
 from fastsheng.sim.dataset import DatasetError, Storage, part_name
-from fastsheng.sim.faults import BatchFailed, SchedulerLost, failure_text, no_space
+from fastsheng.sim.faults import (
+    BatchFailed,
+    OutOfMemory,
+    SchedulerLost,
+    failure_text,
+    memory_detail,
+    no_space,
+    out_of_memory,
+)
 from fastsheng.sim.spec import RunSpec
 
 __all__ = ["check_visible", "connect_dask", "quiet_lost_scheduler", "run_dask"]
@@ -180,6 +188,8 @@ def _dask_loop(
             batch = futures.pop(fut)
             if fut.status == "error":
                 exc = fut.exception()
+                if out_of_memory(exc):
+                    raise OutOfMemory(batch, memory_detail(exc))
                 if no_space(exc):
                     raise OSError(errno.ENOSPC, str(exc))
                 raise BatchFailed(batch, failure_text(exc)[0])

@@ -63,10 +63,13 @@ from fastsheng.sim.dataset import (
 from fastsheng.sim.faults import (
     BatchFailed,
     DiskFull,
+    OutOfMemory,
     RunInterrupted,
     SchedulerLost,
     died_phrase,
+    memory_detail,
     no_space,
+    out_of_memory,
 )
 from fastsheng.sim.local import resolve_workers, run_local
 from fastsheng.sim.lock import LOCK, acquire_lock
@@ -88,6 +91,7 @@ from fastsheng.sim.summary import merge_stats, summarize
 __all__ = [
     "BatchFailed",
     "DiskFull",
+    "OutOfMemory",
     "RunInterrupted",
     "SchedulerLost",
     "RunResult",
@@ -232,7 +236,8 @@ def run(
     :func:`fastsheng.engine.hands.play_batch`; it must be importable by name for process backends).
     ``on_event(kind, info)``: progress callbacks ("start", "batch", "worker_started",
     "assigned", "worker_died", "note").
-    Raises :class:`RunInterrupted` on Ctrl-C, :class:`BatchFailed`, :class:`DatasetError`."""
+    Raises :class:`RunInterrupted` on Ctrl-C, :class:`BatchFailed`, :class:`DatasetError`,
+    :class:`DiskFull`, :class:`OutOfMemory`, :class:`SchedulerLost`."""
     emit: EventFn = on_event or (lambda kind, info: None)
     storage = Storage(out)
     if storage.in_memory and (scheduler is not None or workers != 0):
@@ -371,10 +376,13 @@ class _Session:
             self.result.elapsed = time.perf_counter() - self.start
             self.save()
             return RunInterrupted(len(self.done), total, out)
-        if isinstance(exc, SchedulerLost):
+        if isinstance(exc, SchedulerLost | OutOfMemory) or out_of_memory(exc):
+            # an in-process batch (workers=0), or the driver itself, ran out: OutOfMemory too
+            stop = exc if isinstance(exc, SchedulerLost | OutOfMemory) else None
+            stop = stop or OutOfMemory(None, memory_detail(exc))
             self.save()
-            exc.done, exc.total, exc.out = len(self.done), total, out
-            return None
+            stop.done, stop.total, stop.out = len(self.done), total, out
+            return None if stop is exc else stop
         try:
             self.save()
         except OSError as failed:  # run.json keeps its last saved state (written atomically)
@@ -382,6 +390,17 @@ class _Session:
                 raise
             return DiskFull(out, _kept(self.storage), total)
         return DiskFull(out, len(self.done), total) if no_space(exc) else None
+
+
+def _in_process(spec: RunSpec, batch: int, storage: Storage, batch_fn: BatchFn):
+    """One batch in this process (workers=0); memory running out names the batch, as a
+    worker's does."""
+    try:
+        return execute_batch(spec, batch, storage, batch_fn)
+    except Exception as exc:
+        if out_of_memory(exc):
+            raise OutOfMemory(batch, memory_detail(exc)) from None
+        raise
 
 
 def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval):
@@ -399,7 +418,7 @@ def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_i
             run_dask(spec, storage, todo, client, batch_fn, record, emit, retries)
         elif n_workers == 0:
             for b in todo:
-                record(execute_batch(spec, b, storage, batch_fn))
+                record(_in_process(spec, b, storage, batch_fn))
         else:
             retried = session.result.retried
             run_local(spec, storage, todo, n_workers, batch_fn, record, emit, retries, retried)
