@@ -337,7 +337,10 @@ def _check_report_against_raw(path: Path, rules) -> None:
     check_prop(dec["no-trump hand|yes"], int(nt.sum()), n)
     # who set the final trump and who buried the final kitty (after 炒底)
     for seat, question in (
-        ("final_caller", "whose call set the final trump (last 炒底 overcaller, else declarer)"),
+        (
+            "final_caller",
+            "whose call set the final trump (last chaodi 炒底 overcaller, else declarer)",
+        ),
         ("burier", "who buried the final kitty"),
     ):
         if seat in raw:
@@ -1217,3 +1220,40 @@ def test_shares_shown_as_percentages_even_without_unit_column(runs):
     units = rep.table("kitty").df["unit"].tolist()
     for cell, unit in zip(kitty["estimate (95% CI)"], units, strict=True):
         assert cell.endswith("%]") == (unit == "share"), (cell, unit)
+
+
+def test_every_cjk_term_on_a_page_or_figure_has_a_latin_gloss():
+    """A machine without CJK fonts draws 炒底 as boxes: every CJK term in the text the studies
+    put on their pages and figures (their string literals, docstrings aside) stands beside its
+    pinyin or English ("chaodi 炒底 (overcall after burial)")."""
+    import ast
+
+    import fastsheng.studies
+
+    cjk = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+    gloss = {"炒底": "chaodi", "双升": "Shengji"}  # a new term: its pinyin here, and on the page
+    bare = []
+    for path in sorted(Path(fastsheng.studies.__file__).parent.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            if id(node) in docstrings:
+                continue
+            text = node.value
+            for m in cjk.finditer(text):
+                word = gloss.get(m.group())
+                before, after = text[: m.start()], text[m.end() :]
+                if word is None or not (
+                    before.endswith(f"{word} ") or after.startswith(f" ({word}")
+                ):
+                    bare.append(f"{path.name}:{node.lineno}: {text!r}")
+    assert not bare, "\n".join(bare)
