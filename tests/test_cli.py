@@ -148,6 +148,23 @@ def test_sim_writes_a_dataset_and_prints_a_summary(tmp_path, capsys, fake_engine
     assert pds.dataset(out / "tricks").count_rows() == 900
 
 
+def test_a_run_of_one_batch_says_batch_and_part_and_the_size_it_plays(
+    tmp_path, capsys, fake_engine
+):
+    """-n 5 plays one batch of 5 hands (the default batch size only numbers them): no "1
+    batches of 10,000", no "1 parts"."""
+    out = tmp_path / "r"
+    code, stdout, stderr = run_cli(capsys, "sim", "-n", "5", "--seed", "7", "--out", str(out))
+    assert code == 0, stderr
+    assert ", 1 batch of 5, 1 worker -> " in stderr and "10,000" not in stderr
+    assert f"wrote 5 hands to {out} (complete, 1 part)" in stdout
+    code, stdout, stderr = run_cli(
+        capsys, "sim", "-n", "250", "--batch-size", "100", "-w", "2", "--out", str(tmp_path / "s")
+    )
+    assert code == 0, stderr
+    assert ", 3 batches of 100, 2 workers -> " in stderr and "(complete, 3 parts)" in stdout
+
+
 def test_sim_defaults_draw_and_record_a_seed_and_name_the_folder(
     tmp_path, capsys, fake_engine, monkeypatch
 ):

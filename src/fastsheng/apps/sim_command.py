@@ -168,7 +168,8 @@ def summary_text(result) -> str:
     head = (
         f"wrote {rows:,} {unit} to" if result.batches_run else f"nothing to do: {rows:,} {unit} in"
     )
-    lines.append(f"{head} {result.out} ({state}, {len(m['batches'])} parts)")
+    n_parts = len(m["batches"])
+    lines.append(f"{head} {result.out} ({state}, {n_parts} part{'' if n_parts == 1 else 's'})")
     if result.rows_run:
         share = (
             100.0 * result.write_seconds / (result.sim_seconds + result.write_seconds)

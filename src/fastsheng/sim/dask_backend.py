@@ -163,7 +163,10 @@ def _dask_loop(
         window = max(4, 2 * nthreads)
         queue = todo
         if nthreads:
-            emit("note", {"message": f"Dask: {len(workers)} workers, {nthreads} threads"})
+            w, t = len(workers), nthreads
+            emit(
+                "note", {"message": f"Dask: {w} worker{'s' * (w != 1)}, {t} thread{'s' * (t != 1)}"}
+            )
         else:
             emit("note", {"message": "Dask: no workers yet; the tasks wait for the first one"})
         known, last_check = set(workers), time.perf_counter()

@@ -85,7 +85,7 @@ class Reporter:
         self.write(
             f"sim: {fmt_count(spec.n)} {self.unit} of {spec.rules_name}, bots {bots}, "
             f"seed {spec.seed}{' (drawn at random)' if self.seed_drawn else ''}, "
-            f"{info['total_batches']} batches of {fmt_count(spec.batch_size)}, "
+            f"{_batches(spec, info['total_batches'])}, "
             f"{where} -> {info['out']}"
         )
         if info["done_batches"]:
@@ -128,6 +128,13 @@ class Reporter:
 
     def close(self) -> None:
         pass
+
+
+def _batches(spec: Any, total: int) -> str:
+    """ "20 batches of 10,000"; a run of one batch plays only its n rows: "1 batch of 5"."""
+    if total == 1:
+        return f"1 batch of {fmt_count(spec.batch_rows(0))}"
+    return f"{total} batches of {fmt_count(spec.batch_size)}"
 
 
 def _address(client: Any) -> str:
