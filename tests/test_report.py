@@ -758,6 +758,18 @@ def test_analysis_scripts_run(runs, capsys):
     assert "paired hands" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("n", [1, 12])
+def test_kitty_odds_on_a_tiny_run_prints_no_bounds_it_cannot_give(tmp_path, capsys, n):
+    """A t interval from a few hands ([-58.5, 68.5] for a bonus, [-inf, inf] from one) is no
+    answer: the script says there are too few hands, and counts hands in the singular too."""
+    run = _fake_run(tmp_path / "tiny", get_rules("standard"), seed=3, n=n)
+    _script("kitty_odds").main([str(run)])
+    out = capsys.readouterr().out
+    assert "too few hands for an interval" in out
+    assert "inf" not in out and "[-" not in out and " -" not in out.replace(" - ", "")
+    assert f"({n} hand{'s' if n > 1 else ''})" in out
+
+
 def test_analysis_bot_strength_runs(tmp_path):
     try:
         from fastsheng.engine.hands import BOTS
@@ -771,9 +783,12 @@ def test_analysis_bot_strength_runs(tmp_path):
     assert row["deals"] == 1000 and row["lo95"] <= 0 <= row["hi95"]
 
 
-def test_analysis_duckdb_script(runs):
+def test_analysis_duckdb_script(runs, capsys):
     pytest.importorskip("duckdb")
     t = _script("kitty_sql_duckdb").main([str(runs["a"])])
+    assert t["n"].dtype.kind == "i" and t["k"].dtype.kind == "i"  # counts, not 13.0000
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[1].split()[1:3] == [str(t["n"].iloc[0]), str(t["k"].iloc[0])]
     raw = raw_hands(runs["a"])
     for r in t.to_dict("records"):
         m = raw["last_lead_kind"].astype(str) == r["lead_kind"]
