@@ -964,6 +964,31 @@ def test_points_histogram_plots_shares_that_sum_to_one():
     assert "5-point bin" in ax.get_ylabel() and "sums to 1" in ax.get_ylabel()
 
 
+def test_all_hands_stays_visible_under_the_trump_kind_that_holds_most_hands(runs, monkeypatch):
+    """Suit-trump hands are most hands: a line of "all hands" drawn like the others vanished
+    under theirs. It is a wide grey band beneath them, first in the legend."""
+    from matplotlib.colors import to_rgba
+
+    from fastsheng.studies.report import plots
+
+    drawn = {}
+    real = plots.points_hist_figure
+
+    def kept(groups, xlabel, title, total=None):
+        drawn["fig"], drawn["total"] = real(groups, xlabel, title, total=total), total
+        return drawn["fig"]
+
+    monkeypatch.setattr(plots, "points_hist_figure", kept)
+    report.compute_report(report.load_run(runs["a"]))
+    assert drawn["total"] == "all hands"
+    ax = drawn["fig"].axes[0]
+    lines = {p.get_label().split(" (n=")[0]: p for p in ax.patches}
+    assert list(lines)[0] == "all hands" and "suit" in lines
+    band, suit = lines["all hands"], lines["suit"]
+    assert band.get_linewidth() > 2 * suit.get_linewidth() and band.get_zorder() < suit.get_zorder()
+    assert to_rgba(band.get_edgecolor()) != to_rgba(suit.get_edgecolor())
+
+
 def test_intervals_stay_visible_when_shown():
     """No interval collapsed by rounding, no negative zero, tiny p-values as < 1e-15,
     MDE n/a where the paired SD is 0."""

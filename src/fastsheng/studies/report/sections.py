@@ -213,7 +213,7 @@ def _points_figures(h: pd.DataFrame, by_level: pd.DataFrame | None) -> list[Figu
         for g in sorted(h["trump_kind"].unique()):
             groups[g] = h.loc[h["trump_kind"] == g, "defenders_total"].to_numpy(float)
     title = "Defenders' total by trump kind (dashed: 80, take-over)"
-    fig = plots.points_hist_figure(groups, "defenders' total points", title)
+    fig = plots.points_hist_figure(groups, "defenders' total points", title, total="all hands")
     out = [
         Figure(
             "points_hist",
