@@ -26,6 +26,7 @@ from fastsheng import _game
 from fastsheng.bots.lineup import make_lineup
 from fastsheng.bots.names import BOTS
 from fastsheng.cards import RANKS
+from fastsheng.engine.agents import Bot
 from fastsheng.engine.plan import BatchPlan, Mode, Trace
 from fastsheng.rules import Rules
 
@@ -57,6 +58,10 @@ from fastsheng.engine.schema import (
     tricks_table,
 )
 from fastsheng.engine.traces import decode_trace, decode_traces, format_trace
+
+#: one seat's bot: a name ("expert", "mymodule:MyBot", "search:k=32"), or a Python bot object or
+#: class (anything with ``act(observation, legal_actions)``: :class:`fastsheng.Bot`)
+BotLike = str | Bot | type[Bot]
 
 # ---------------------------------------------------------------------------------------------
 # Running a batch
@@ -160,7 +165,7 @@ def _pick_trace(plan: BatchPlan, traces: list[np.ndarray], rows: np.ndarray):
 
 
 def profile_batch(
-    rules: Rules | str, bots: str | Sequence[str], seed: int, size: int, level: str = "2"
+    rules: Rules | str, bots: BotLike | Sequence[BotLike], seed: int, size: int, level: str = "2"
 ) -> dict[str, float]:
     """Play one batch of hands (not turned into tables) and time it: hands per second of CPU
     time of the playing thread (one core; a busy machine slows the wall clock, not this) and
@@ -183,7 +188,7 @@ def profile_batch(
 
 def play_batch(
     rules: Rules | str,
-    bots: str | Sequence[str],
+    bots: BotLike | Sequence[BotLike],
     seed: int,
     batch: int,
     size: int,
@@ -284,7 +289,7 @@ def _traces_table(plan: BatchPlan, hands: np.ndarray, traces: list[np.ndarray]) 
 
 def simulate_hands(
     rules: Rules | str,
-    bots: str | Sequence[str],
+    bots: BotLike | Sequence[BotLike],
     seed: int,
     n: int,
     level: str = "2",
@@ -296,21 +301,23 @@ def simulate_hands(
     "tricks" tables instead. `bots`: one bot for every seat, two (the teams: seats 0/2, 1/3)
     or four (seat 0 first); each a name, or a Python bot object or class (each seat of each
     batch plays a fresh instance, or a deep copy of the object:
-    fastsheng.bots.names.BotRef)."""
+    fastsheng.bots.names.BotRef). Everything plays in this process, so a bot needs neither
+    pickling nor an importable module."""
     out = _simulate("hands", rules, bots, seed, n, level, batch_size, tricks, first_hand)
     return out if tricks else out["hands"]
 
 
 def simulate_matches(
     rules: Rules | str,
-    bots: str | Sequence[str],
+    bots: BotLike | Sequence[BotLike],
     seed: int,
     n: int,
     batch_size: int = 1_000,
     hands: bool = False,
 ) -> pa.Table:
     """`n` matches, one row each (``MATCH_COLUMNS``); with `hands`, a dict of the "matches"
-    and "hands" tables."""
+    and "hands" tables. `bots` as for :func:`simulate_hands` (names, Python bot objects or
+    classes)."""
     out = _simulate("matches", rules, bots, seed, n, "2", batch_size, False)
     return out if hands else out["matches"]
 
@@ -321,7 +328,7 @@ def simulate_matches(
 
 def trace_hand(
     rules: Rules | str,
-    bots: str | Sequence[str],
+    bots: BotLike | Sequence[BotLike],
     seed: int,
     batch: int,
     index: int,
