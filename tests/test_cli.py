@@ -1003,6 +1003,59 @@ def test_progress_is_a_rich_bar_on_a_terminal_and_plain_lines_otherwise():
     assert quiet.getvalue().startswith("warning: worker 42")  # problems still show
 
 
+def test_a_line_up_with_a_python_bot_gets_a_time_estimate_before_it_starts(monkeypatch):
+    """A Python bot plays hundreds of hands a second, not tens of thousands: the start says
+    about how long, per its Python seats, the cores and the hands left, and that it is an
+    estimate. A line-up of C bots gets no such line."""
+    import io
+
+    from fastsheng.sim import progress
+
+    monkeypatch.setattr(progress.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+
+    def start(bots, n, workers, done=0, mode="hands", scheduler=None):
+        spec = runner.RunSpec(
+            rules=fastsheng.rules.get_rules("standard"),
+            bots=resolve_bots_of(bots),
+            seed=1,
+            n=n,
+            batch_size=1000,
+            mode=mode,
+        )
+        stream = io.StringIO()
+        reporter = progress.make_reporter(stream=stream)
+        info = {
+            "spec": spec,
+            "out": "runs/x",
+            "total_batches": spec.n_batches,
+            "done_batches": done // 1000,
+            "total_rows": n,
+            "done_rows": done,
+            "workers": workers,
+            "scheduler": scheduler,
+        }
+        reporter("start", info)
+        return stream.getvalue().splitlines()
+
+    lines = start(["userbots.simple:LowCards", "expert"] * 2, 192_000, workers=2)
+    assert lines[1] == (
+        "estimate: a simple Python bot at 2 seats plays about 800 hands/s per core: about 2 min "
+        "on 2 cores (an estimate; a slower bot takes longer)"
+    )
+    one = start(["userbots.simple:LowCards"] + ["expert"] * 3, 100_000, workers=0, done=4_000)
+    assert "at 1 seat plays about 1,600 hands/s per core: about 1 min on 1 core" in one[2]
+    assert "under a minute" in start(["py-random"] * 4, 1000, workers=1)[1]
+    matches = start(["userbots.simple:LowCards", "expert"] * 2, 2000, workers=2, mode="matches")
+    assert "about 36 hands a match" in matches[1]
+    assert not any("estimate" in ln for ln in start(["expert"] * 4, 10**6, workers=2))
+
+
+def resolve_bots_of(bots):
+    from fastsheng.bots.names import resolve_bots
+
+    return tuple(resolve_bots(bots))
+
+
 def test_sim_on_a_dask_scheduler(tmp_path, capsys, real_engine):
     distributed = pytest.importorskip("dask.distributed")
     args = ["sim", "-n", "300", "--batch-size", "100", "--seed", "8", "--bots", "basic"]
