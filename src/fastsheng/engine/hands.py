@@ -26,6 +26,7 @@ from fastsheng import _game
 from fastsheng.bots.lineup import make_lineup
 from fastsheng.bots.names import BOTS
 from fastsheng.cards import RANKS
+from fastsheng.engine.agents import Bot
 from fastsheng.engine.isolation import NO_FORFEIT, BotLimits
 from fastsheng.engine.plan import BatchPlan, Mode, Trace
 from fastsheng.rules import Rules
@@ -58,6 +59,10 @@ from fastsheng.engine.schema import (
     tricks_table,
 )
 from fastsheng.engine.traces import decode_trace, decode_traces, format_trace
+
+#: one seat's bot: a name ("expert", "mymodule:MyBot", "search:k=32"), or a Python bot object or
+#: class (anything with ``act(observation, legal_actions)``: :class:`fastsheng.Bot`)
+BotLike = str | Bot | type[Bot]
 
 # ---------------------------------------------------------------------------------------------
 # Running a batch
@@ -169,7 +174,7 @@ def _pick_trace(plan: BatchPlan, traces: list[np.ndarray], rows: np.ndarray):
 
 
 def profile_batch(
-    rules: Rules | str, bots: str | Sequence[str], seed: int, size: int, level: str = "2"
+    rules: Rules | str, bots: BotLike | Sequence[BotLike], seed: int, size: int, level: str = "2"
 ) -> dict[str, float]:
     """Play one batch of hands (not turned into tables) and time it: hands per second of CPU
     time of the playing thread (one core; a busy machine slows the wall clock, not this) and
@@ -192,7 +197,7 @@ def profile_batch(
 
 def play_batch(
     rules: Rules | str,
-    bots: str | Sequence[str],
+    bots: BotLike | Sequence[BotLike],
     seed: int,
     batch: int,
     size: int,
@@ -305,7 +310,7 @@ def _traces_table(plan: BatchPlan, hands: np.ndarray, traces: list[np.ndarray]) 
 
 def simulate_hands(
     rules: Rules | str,
-    bots: str | Sequence[str],
+    bots: BotLike | Sequence[BotLike],
     seed: int,
     n: int,
     level: str = "2",
@@ -329,7 +334,7 @@ def simulate_hands(
 
 def simulate_matches(
     rules: Rules | str,
-    bots: str | Sequence[str],
+    bots: BotLike | Sequence[BotLike],
     seed: int,
     n: int,
     batch_size: int = 1_000,
@@ -352,7 +357,7 @@ def simulate_matches(
 
 def trace_hand(
     rules: Rules | str,
-    bots: str | Sequence[str],
+    bots: BotLike | Sequence[BotLike],
     seed: int,
     batch: int,
     index: int,
