@@ -25,6 +25,7 @@ CORE_MODULES = [
     "bots._bury_search",
     "bots._call_search",
     "bots._lineup",
+    "bots._reading",
     "_vec",
 ]
 

@@ -5,8 +5,11 @@ and how does that depend on the kind of lead in the last trick and on the points
 
 Method: one row per hand from RUN/hands/*.parquet (read with pandas). A capture is a Bernoulli
 outcome per hand, so each probability gets a Wilson 95% interval (fastsheng.studies.stats.wilson);
-means get a Student t 95% interval. Hands are independent (each has its own shuffle), so no
-clustering is needed.
+means get a Student t 95% interval, cut at 0 (a bonus is never negative), and only from 28 hands
+on: fewer, and a normal-theory interval of a mean is not to be trusted (the floor of Cochran's
+rule, as fastsheng.studies.stats.skew_check has it), so the script says "too few hands for an
+interval" instead of printing bounds such as [-58.5, 68.5] or [-inf, inf]. Hands are independent
+(each has its own shuffle), so no clustering is needed.
 
 Run: python analysis/kitty_odds.py RUN        (RUN: a folder written by `fastsheng sim`)
      python analysis/kitty_odds.py            (simulates 20,000 hands of `standard` first)
@@ -14,6 +17,7 @@ Run: python analysis/kitty_odds.py RUN        (RUN: a folder written by `fastshe
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -21,6 +25,17 @@ import pandas as pd
 
 from fastsheng.studies import stats
 from fastsheng.studies.report import canonical_hands
+
+# fewer hands than this, and a mean's interval is "too few hands for an interval"
+MIN_HANDS = 28
+TOO_FEW = "too few hands for an interval"
+
+
+def bonus_interval(e: stats.Estimate, digits: int) -> str:
+    """``[lo, hi]`` of a mean bonus, cut at 0; or why there is none."""
+    if e.n < MIN_HANDS or not (math.isfinite(e.lo) and math.isfinite(e.hi)):
+        return TOO_FEW
+    return f"[{max(e.lo, 0.0):.{digits}f}, {e.hi:.{digits}f}]"
 
 
 def load_hands(run: Path) -> pd.DataFrame:
@@ -45,10 +60,12 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
 
     overall = stats.wilson(int(cap.sum()), n)
     bonus = stats.mean_t(h.loc[cap, "kitty_bonus"]) if cap.any() else None
-    print(f"Run: {run} ({n:,} hands)")
+    print(f"Run: {run} ({n:,} hand{'s' if n != 1 else ''})")
     print(f"P(defenders capture the kitty) = {overall.fmt(4)}   (Wilson 95%)")
     if bonus is not None:
-        print(f"Bonus when captured (points)  = {bonus.fmt(1)}   (Student t 95%)")
+        interval = bonus_interval(bonus, 1)
+        how = f"({TOO_FEW})" if interval == TOO_FEW else f"{interval}   (Student t 95%)"
+        print(f"Bonus when captured (points)  = {bonus.estimate:.1f} {how}")
 
     rows = []
     for kind, g in h.groupby("last_lead_kind"):
@@ -80,8 +97,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
                     "lo95": e.lo,
                     "hi95": e.hi,
                     "expected bonus per hand": eb.estimate,
-                    "bonus lo95": eb.lo,
-                    "bonus hi95": eb.hi,
+                    "bonus 95% interval": bonus_interval(eb, 3),
                 }
             )
         print("\nBy the points the dealer buried:")

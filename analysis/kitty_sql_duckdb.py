@@ -22,7 +22,7 @@ WITH h AS (
     FROM read_parquet('{parts}')
 ),
 g AS (
-    SELECT lead_kind, COUNT(*) AS n, SUM(captured) AS k,
+    SELECT lead_kind, COUNT(*) AS n, CAST(SUM(captured) AS BIGINT) AS k,
            AVG(CASE WHEN captured = 1 THEN bonus END) AS bonus_if_captured
     FROM h GROUP BY lead_kind
 )

@@ -9,8 +9,9 @@ hand and the defenders' total?
 Method: two calls of `fastsheng.sweep`, each a baseline and its variants played on the same
 deals (seed 16, expert bots, 20,000 hands per run); every effect is variant - baseline, paired
 hand by hand, with Bonferroni simultaneous 95% intervals over the variants of the sweep and
-Holm-adjusted p-values; control variates where they are on by default. docs/analysis.md quotes
-this output and tests/test_sweep.py checks the quote.
+Holm-adjusted p-values; an effect on fewer than 10 differing hands bounded by their rate;
+control variates where they are on by default. docs/analysis.md quotes this output and
+tests/test_sweep.py checks the quote.
 
 Run: python analysis/sweep_example.py [N] [OUT]   (default 20,000 hands per run, about 20 s;
      the sweeps are kept in OUT, default runs/analysis-sweep, and reused)
@@ -23,13 +24,13 @@ from pathlib import Path
 
 import fastsheng as fs
 from fastsheng.studies.report import display_frame
-
-SHOWN = ("variant", "mean_variant", "diff", "diff_lo", "diff_hi", "p_holm")
+from fastsheng.studies.sweep import CONSOLE
 
 
 def show(rep, metric: str) -> str:
+    """The table as the sweep's console prints it (the same columns, warnings included)."""
     t = rep.table(f"metric_{metric}")
-    return display_frame(t, SHOWN).to_string(index=False)
+    return display_frame(t, CONSOLE).to_string(index=False)
 
 
 def main(argv: list[str] | None = None, workers=None) -> dict:

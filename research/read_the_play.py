@@ -63,7 +63,7 @@ import time
 
 import numpy as np
 
-from fastsheng.bots import _guided_search
+from fastsheng.bots import _guided_search, _reading
 from fastsheng.bots.lineup import lineup_for
 from fastsheng.bots.names import BOT_INDEX, bot_spec, resolve_bot
 from fastsheng.bots.spec import search_family
@@ -104,8 +104,10 @@ def fit(
                 ws = [g.sample_world(seat, rng) for _ in range(worlds)]
                 r, w = [], []
                 for lineup in readers:
-                    r.append(g._core.misfits(seat, model, lineup))
-                    w.append(float(np.mean([x._core.misfits(seat, model, lineup) for x in ws])))
+                    r.append(_reading.misfits(g._core, seat, model, lineup))
+                    w.append(
+                        float(np.mean([_reading.misfits(x._core, seat, model, lineup) for x in ws]))
+                    )
                 real.append(r)
                 world.append(w)
                 better.append(sum(r[:2]) < sum(w[:2]))

@@ -34,6 +34,23 @@ def test_a_bot_object_or_class_plays_as_its_module_class_name():
     )
 
 
+def test_the_signatures_say_bot_objects_and_classes_go_in():
+    """simulate_hands takes a bot object or class where a name goes: its signature says so
+    (it said ``str | Sequence[str]``), and so do its siblings'."""
+    import typing
+
+    from fastsheng.engine import hands
+
+    def flat(hint):
+        args = typing.get_args(hint)
+        return set().union(*(flat(a) for a in args)) | {hint} if args else {hint}
+
+    for fn in (fs.simulate_hands, fs.simulate_matches, fs.trace_hand, hands.play_batch):
+        said = flat(typing.get_type_hints(fn)["bots"])
+        assert {str, fs.Bot, type[fs.Bot]} <= said, (fn.__name__, said)
+    assert "Python bot object or class" in fs.simulate_hands.__doc__
+
+
 def test_a_bare_bot_object_means_all_four_seats():
     a = simulate_hands("standard", LowCards(), 1, 5)
     assert a.equals(simulate_hands("standard", NAME, 1, 5))

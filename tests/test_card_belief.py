@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fastsheng.bots import _card_belief, _guided_search, bot_spec, resolve_bot
+from fastsheng.bots import _card_belief, _guided_search, _reading, bot_spec, resolve_bot
 from fastsheng.bots.catalog import CARD_MODELS
 from fastsheng.bots.lineup import lineup_for
 from fastsheng.engine.game import Game
@@ -30,7 +30,7 @@ def script(name: str):
 
 
 def rows_of(g: Game, seat: int):
-    x, fr, ok, at = g._core.card_rows(seat)
+    x, fr, ok, at = _reading.card_rows(g._core, seat)
     return (
         np.frombuffer(x, np.float32).reshape(54, NP, NF),
         np.frombuffer(fr, np.int32),
@@ -99,13 +99,16 @@ def test_the_probabilities_are_a_distribution_over_the_places(tmp_path):
     for g in positions("standard", 33, 2, every=11):
         seat = g.to_act
         _, fr, ok, _ = rows_of(g, seat)
-        lq = np.frombuffer(g._core.card_logq(seat, lineup), np.float32).reshape(5, 54)
+        lq = np.frombuffer(_reading.card_logq(g._core, seat, lineup), np.float32).reshape(5, 54)
         for code in np.flatnonzero(fr):
             places = [4 if p == 3 else (seat + 1 + p) % 4 for p in range(NP) if ok[code, p]]
             assert np.exp(lq[places, code]).sum() == pytest.approx(1, abs=1e-4)
             assert not lq[[p for p in range(5) if p not in places], code].any()
     # a seat without a per-card model has no such belief
-    assert Game("standard", seed=1, hand_id=0)._core.card_logq(0, lineup_for("search-v3")) is None
+    assert (
+        _reading.card_logq(Game("standard", seed=1, hand_id=0)._core, 0, lineup_for("search-v3"))
+        is None
+    )
 
 
 def test_a_fit_reads_the_record_better_than_uniform_worlds(tmp_path):
@@ -156,7 +159,7 @@ def test_the_chain_s_worlds_hold_every_free_copy_once():
     for g in positions("standard", 34, 2, every=13):
         seat = g.to_act
         _, fr, ok, _ = rows_of(g, seat)
-        cnt = np.frombuffer(g._core.chain_marginals(lineup, seat, 7, 5, 20, 1), np.int32)
+        cnt = np.frombuffer(_reading.chain_marginals(g._core, lineup, seat, 7, 5, 20, 1), np.int32)
         cnt = cnt.reshape(5, 54)[[4 if p == 3 else (seat + 1 + p) % 4 for p in range(NP)]].T
         assert (cnt.sum(1) == 7 * fr).all()
         assert not (cnt * (1 - ok)).any()

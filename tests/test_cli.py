@@ -29,7 +29,10 @@ def fake_engine(monkeypatch):
     """The driver on the deterministic stand-in engine of test_runner."""
     monkeypatch.setattr(runner, "default_batch_fn", lambda: fake_batch)
     monkeypatch.setattr(runner, "known_bots", lambda: ("random", "basic", "expert"))
-    for name in ("FAKE_SLEEP", "FAKE_KILL", "FAKE_KILL_ALWAYS", "FAKE_FAIL", "FAKE_NOSPACE"):
+    for name in (
+        *("FAKE_SLEEP", "FAKE_KILL", "FAKE_KILL_ALWAYS", "FAKE_FAIL", "FAKE_NOSPACE"),
+        "FAKE_NOMEMORY",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -143,6 +146,23 @@ def test_sim_writes_a_dataset_and_prints_a_summary(tmp_path, capsys, fake_engine
     assert manifest["rules"]["kitty_multiplier"] == "plus_two"  # every switch is recorded
     assert pds.dataset(out / "hands").count_rows() == 300
     assert pds.dataset(out / "tricks").count_rows() == 900
+
+
+def test_a_run_of_one_batch_says_batch_and_part_and_the_size_it_plays(
+    tmp_path, capsys, fake_engine
+):
+    """-n 5 plays one batch of 5 hands (the default batch size only numbers them): no "1
+    batches of 10,000", no "1 parts"."""
+    out = tmp_path / "r"
+    code, stdout, stderr = run_cli(capsys, "sim", "-n", "5", "--seed", "7", "--out", str(out))
+    assert code == 0, stderr
+    assert ", 1 batch of 5, 1 worker -> " in stderr and "10,000" not in stderr
+    assert f"wrote 5 hands to {out} (complete, 1 part)" in stdout
+    code, stdout, stderr = run_cli(
+        capsys, "sim", "-n", "250", "--batch-size", "100", "-w", "2", "--out", str(tmp_path / "s")
+    )
+    assert code == 0, stderr
+    assert ", 3 batches of 100, 2 workers -> " in stderr and "(complete, 3 parts)" in stdout
 
 
 def test_sim_defaults_draw_and_record_a_seed_and_name_the_folder(
@@ -411,6 +431,48 @@ def test_the_resume_hint_keeps_the_scheduler(tmp_path, capsys, fake_engine, monk
         assert_one_line_error(code, stderr, "lost the Dask scheduler at tcp://10.0.0.5:8786")
     else:
         assert code == 130
+
+
+@pytest.mark.parametrize("how", ["", "arrow"])
+def test_memory_running_out_in_a_worker_is_one_line_with_what_to_do(
+    tmp_path, capsys, fake_engine, monkeypatch, how
+):
+    monkeypatch.setenv("FAKE_NOMEMORY", f"4:{how}")
+    out = tmp_path / "r"
+    args = ["sim", "-n", "500", "--batch-size", "50", "--seed", "1", "--out", str(out), "-q"]
+    code, _, stderr = run_cli(capsys, *args, "--workers", "2")
+    assert_one_line_error(
+        code,
+        stderr,
+        "out of memory in batch 4 (",
+        f"batches kept in {out}",
+        f"finish with fewer workers: fastsheng sim --out {out} --resume --workers 1",
+        "a smaller --batch-size needs a new run",
+    )
+    kept = json.loads((out / "run.json").read_text())["batches"]
+    assert kept and "4" not in kept
+    monkeypatch.delenv("FAKE_NOMEMORY")
+    code, _, stderr = run_cli(capsys, "sim", "--out", str(out), "--resume", "--workers", "1")
+    assert code == 0, stderr
+    assert json.loads((out / "run.json").read_text())["complete"]
+
+
+def test_memory_running_out_outside_a_run_is_one_line_not_an_installation_problem():
+    """Under a tight `ulimit -v` a library fails to load with an ImportError: that is memory,
+    not a missing build; a module that is really not there keeps the installation hint."""
+    from fastsheng.apps.failures import explain
+
+    no_memory = ImportError(
+        "/venv/lib/python3.11/site-packages/pydantic_core/_pydantic_core.so: failed to map "
+        "segment from shared object"
+    )
+    code, text = explain(no_memory)
+    assert code == 2 and text.startswith("error: out of memory (cannot load _pydantic_core.so)")
+    assert "installed and built" not in text and "\n" not in text
+    code, text = explain(MemoryError())
+    assert code == 2 and text.startswith("error: out of memory (MemoryError)")
+    code, text = explain(ModuleNotFoundError("No module named 'fastsheng._core'"))
+    assert code == 1 and "is fastsheng installed and built?" in text
 
 
 def test_a_full_disk_is_one_line_with_the_resume_command(
@@ -700,6 +762,60 @@ def test_a_second_sim_on_the_same_folder_is_refused_until_the_first_is_gone(tmp_
     assert pds.dataset(out / "hands").count_rows() == 8000 and not (out / ".lock").exists()
 
 
+# A Dask scheduler with one worker process of its own: killing the scheduler's process leaves
+# the worker, as on a cluster whose scheduler machine goes down.
+DASK_CLUSTER = (
+    "import time\n"
+    "from dask.distributed import LocalCluster\n"
+    "c = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, protocol='tcp',\n"
+    "                 dashboard_address=None, silence_logs=50)\n"
+    "print(c.scheduler_address, flush=True)\n"
+    "while True:\n"
+    "    time.sleep(1)\n"
+)
+
+
+def test_losing_the_dask_scheduler_is_one_line_with_the_resume_command(tmp_path):
+    """The client's own account of the lost connection (its reconnect attempts, the traceback
+    of the reconnection cancelled as the run closes the client) stays off stderr: the run says
+    it in one line, with the command that finishes it."""
+    pytest.importorskip("dask.distributed")
+    out = tmp_path / "r"
+    cluster = subprocess.Popen(
+        [sys.executable, "-c", DASK_CLUSTER],
+        env=_env(FAKE_SLEEP="0.1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        address = cluster.stdout.readline().strip()
+        assert address.startswith("tcp://")
+        proc = subprocess.Popen(
+            [sys.executable, "-c", FAKE_CLI, "sim", "-n", "4000", "--batch-size", "50"]
+            + ["--seed", "9", "--out", str(out), "--scheduler", address, "--quiet"],
+            env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _wait_for_batches(out, 2, proc)
+        os.kill(cluster.pid, signal.SIGKILL)  # the scheduler alone: its worker lives on
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        os.killpg(cluster.pid, signal.SIGKILL)
+        cluster.wait()
+    assert_one_line_error(
+        proc.returncode,
+        stderr,
+        f"lost the Dask scheduler at {address}",
+        f"finish with: fastsheng sim --out {out} --resume --scheduler {address}",
+    )
+    manifest = json.loads((out / "run.json").read_text())
+    assert len(manifest["batches"]) >= 2 and not manifest["complete"]
+
+
 # --------------------------------------------------------------------------------------------
 # End to end with the real engine
 
@@ -885,6 +1001,59 @@ def test_progress_is_a_rich_bar_on_a_terminal_and_plain_lines_otherwise():
     reporter = progress.make_reporter(stream=quiet, quiet=True)
     _events(reporter, spec, [0, 1, 2])
     assert quiet.getvalue().startswith("warning: worker 42")  # problems still show
+
+
+def test_a_line_up_with_a_python_bot_gets_a_time_estimate_before_it_starts(monkeypatch):
+    """A Python bot plays hundreds of hands a second, not tens of thousands: the start says
+    about how long, per its Python seats, the cores and the hands left, and that it is an
+    estimate. A line-up of C bots gets no such line."""
+    import io
+
+    from fastsheng.sim import progress
+
+    monkeypatch.setattr(progress.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+
+    def start(bots, n, workers, done=0, mode="hands", scheduler=None):
+        spec = runner.RunSpec(
+            rules=fastsheng.rules.get_rules("standard"),
+            bots=resolve_bots_of(bots),
+            seed=1,
+            n=n,
+            batch_size=1000,
+            mode=mode,
+        )
+        stream = io.StringIO()
+        reporter = progress.make_reporter(stream=stream)
+        info = {
+            "spec": spec,
+            "out": "runs/x",
+            "total_batches": spec.n_batches,
+            "done_batches": done // 1000,
+            "total_rows": n,
+            "done_rows": done,
+            "workers": workers,
+            "scheduler": scheduler,
+        }
+        reporter("start", info)
+        return stream.getvalue().splitlines()
+
+    lines = start(["userbots.simple:LowCards", "expert"] * 2, 192_000, workers=2)
+    assert lines[1] == (
+        "estimate: a simple Python bot at 2 seats plays about 800 hands/s per core: about 2 min "
+        "on 2 cores (an estimate; a slower bot takes longer)"
+    )
+    one = start(["userbots.simple:LowCards"] + ["expert"] * 3, 100_000, workers=0, done=4_000)
+    assert "at 1 seat plays about 1,600 hands/s per core: about 1 min on 1 core" in one[2]
+    assert "under a minute" in start(["py-random"] * 4, 1000, workers=1)[1]
+    matches = start(["userbots.simple:LowCards", "expert"] * 2, 2000, workers=2, mode="matches")
+    assert "about 36 hands a match" in matches[1]
+    assert not any("estimate" in ln for ln in start(["expert"] * 4, 10**6, workers=2))
+
+
+def resolve_bots_of(bots):
+    from fastsheng.bots.names import resolve_bots
+
+    return tuple(resolve_bots(bots))
 
 
 def test_sim_on_a_dask_scheduler(tmp_path, capsys, real_engine):

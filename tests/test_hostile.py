@@ -115,6 +115,22 @@ def test_cards_go_in_as_names_everywhere():
     assert g.phase == "done"
 
 
+def test_a_bare_card_code_is_a_single_card_play():
+    """A code 0..53 goes in wherever cards go in: apply(12) is apply([12]), numpy ints too."""
+    import numpy as np
+
+    g = small_position(tricks=[["AH", "QH", "5D", "10D"]])
+    g.apply(P("KH")[0])
+    g.apply(np.int64(P("3C")[0]))
+    assert g.decision == "follow" and g.to_act == 2 and g.hand(1) == []
+    for garbage, match in ((True, "not bool True"), (12.0, "not float 12.0"), (54, "code: 54")):
+        with pytest.raises(ValueError, match=match):
+            g.apply(garbage)
+    with pytest.raises(IllegalPlay, match="does not hold"):
+        g.apply(P("AS")[0])
+    assert g.to_act == 2 and g.hand(2) == P("6D")
+
+
 def test_refusals_name_cards_and_say_what_is_wrong():
     g = small_position(hands=["AH AH", "QH 3C", "5D 6D", "10D JD"], kitty="2D 3D 4D 7D 8D 9D QD KD")
     with pytest.raises(IllegalPlay, match="seat 0 holds only two AH; the play has 3"):

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from botcheck import play_digest, same_decisions_in_worlds
 
-from fastsheng.bots import _guided_search, _infer
+from fastsheng.bots import _guided_search, _infer, _reading
 from fastsheng.bots.lineup import lineup_for
 from fastsheng.bots.names import BOT_INDEX, bot_spec, resolve_bot
 from fastsheng.engine.game import Game
@@ -44,7 +44,7 @@ def test_the_real_deal_explains_every_play_of_its_own_bot(preset):
     for hand_id in range(3):
         for g in play_decisions(preset, 41, hand_id):
             for seat in range(4):
-                assert g._core.misfits(seat, EXPERT3) == 0
+                assert _reading.misfits(g._core, seat, EXPERT3) == 0
             seen += 1
     assert seen > 100
 
@@ -55,11 +55,11 @@ def test_another_bot_misfits_and_worlds_replay_without_contradiction():
     for hand_id in range(3):
         for i, g in enumerate(play_decisions("standard", 43, hand_id)):
             # expert-v1 would have played some of expert-v3's plays otherwise
-            misfit += g._core.misfits(0, BOT_INDEX["expert-v1"]) > 0
+            misfit += _reading.misfits(g._core, 0, BOT_INDEX["expert-v1"]) > 0
             if i % 7 == 3:
                 seat = g.to_act
                 w = g.sample_world(seat, rng)
-                assert w._core.misfits(seat, EXPERT3) >= 0
+                assert _reading.misfits(w._core, seat, EXPERT3) >= 0
                 worlds += 1
     assert worlds > 20 and misfit > 10
 
@@ -76,9 +76,9 @@ def test_a_learned_model_is_asked_in_the_replayed_game():
     for hand_id in range(3):
         for g in play_decisions("standard", 47, hand_id, "learned-v1"):
             seat = g.to_act
-            own.append(g._core.misfits(seat, learned, lu))
-            base.append(g._core.misfits(seat, expert4, lu))
-            world.append(g.sample_world(seat, rng)._core.misfits(seat, learned, lu))
+            own.append(_reading.misfits(g._core, seat, learned, lu))
+            base.append(_reading.misfits(g._core, seat, expert4, lu))
+            world.append(_reading.misfits(g.sample_world(seat, rng)._core, seat, learned, lu))
     assert min(own) >= 0 and len(own) > 100
     assert sum(own) < 0.8 * sum(base) and sum(own) < 0.3 * sum(world)
 
@@ -98,12 +98,12 @@ def test_the_research_settings_of_the_replay():
     seen = forgiven = 0
     for g in play_decisions("standard", 45, 0, "search-v3:k=8"):
         seat = g.to_act
-        both = g._core.misfits(seat, EXPERT3)
-        assert g._core.misfits(seat, EXPERT3, lineup_for("search-v3")) == both
-        leads = g._core.misfits(seat, EXPERT3, leads_only)
-        follows = g._core.misfits(seat, EXPERT3, follows_only)
+        both = _reading.misfits(g._core, seat, EXPERT3)
+        assert _reading.misfits(g._core, seat, EXPERT3, lineup_for("search-v3")) == both
+        leads = _reading.misfits(g._core, seat, EXPERT3, leads_only)
+        follows = _reading.misfits(g._core, seat, EXPERT3, follows_only)
         assert leads + follows == both
-        soft = g._core.misfits(seat, EXPERT3, judged)
+        soft = _reading.misfits(g._core, seat, EXPERT3, judged)
         assert 0 <= soft <= both
         forgiven += soft < both
         seen += both > 0
@@ -111,7 +111,7 @@ def test_the_research_settings_of_the_replay():
 
 
 def rows_of(g, seat: int) -> np.ndarray:
-    x = np.frombuffer(g._core.decision_rows(seat, EXPERT3), np.float32)
+    x = np.frombuffer(_reading.decision_rows(g._core, seat, EXPERT3), np.float32)
     return x.reshape(-1, _infer.NB_IN_)
 
 
@@ -126,10 +126,10 @@ def test_the_belief_rows_are_one_per_past_decision_of_another_seat():
             for seat in range(4):
                 x = rows_of(g, seat)
                 assert len(x) == sum(a != seat for a in actors)
-                assert x[:, -1].sum() == g._core.misfits(seat, EXPERT3)
+                assert x[:, -1].sum() == _reading.misfits(g._core, seat, EXPERT3)
                 assert np.isfinite(x).all() and (x[:, 0] == 1).all()
             # kind 2: the features of the model's own play, the same label
-            x2 = np.frombuffer(g._core.decision_rows(seat, EXPERT3, 2), np.float32)
+            x2 = np.frombuffer(_reading.decision_rows(g._core, seat, EXPERT3, 2), np.float32)
             x2 = x2.reshape(-1, _infer.NB_IN_)
             assert (x2[:, -1] == x[:, -1]).all()
             assert (x2[x[:, -1] == 0] == x[x[:, -1] == 0]).all()
@@ -166,8 +166,8 @@ def test_the_learned_belief_weighs_the_decisions(tmp_path):
     checked = 0
     for g in play_decisions("standard", 45, 0, "search-v3:k=8"):
         seat = g.to_act
-        plain = g._core.misfits(seat, EXPERT3)
-        assert g._core.misfits(seat, EXPERT3, one) == 2 * plain
+        plain = _reading.misfits(g._core, seat, EXPERT3)
+        assert _reading.misfits(g._core, seat, EXPERT3, one) == 2 * plain
         checked += plain > 0
     assert checked > 10
     # the model of deviations (belief 2): at even odds every past decision of another seat
@@ -175,7 +175,7 @@ def test_the_learned_belief_weighs_the_decisions(tmp_path):
     two = belief(tmp_path, 2, [0.0, 0.0], 8.0, 0.0)
     for g in play_decisions("standard", 45, 0, "search-v3:k=8"):
         seat = g.to_act
-        assert g._core.misfits(seat, EXPERT3, two) == 69 * len(rows_of(g, seat)) // 100
+        assert _reading.misfits(g._core, seat, EXPERT3, two) == 69 * len(rows_of(g, seat)) // 100
     with pytest.raises(ValueError, match="inputs"):
         belief(tmp_path, 2, [0.0, 0.0], 8.0, 0.0, inputs=n - 1)
 
@@ -190,9 +190,9 @@ def test_the_real_deal_explains_its_own_bots_burial(preset):
     for hand_id in range(4):
         for g in play_decisions(preset, 49, hand_id):
             for seat in range(4):
-                real.append(g._core.misfits(seat, EXPERT3, burial))
+                real.append(_reading.misfits(g._core, seat, EXPERT3, burial))
             w = g.sample_world(g.to_act, rng)
-            world.append(w._core.misfits(g.to_act, EXPERT3, burial))
+            world.append(_reading.misfits(w._core, g.to_act, EXPERT3, burial))
     assert len(real) > 400 and set(real) == {0}
     assert sum(world) > len(world)
 

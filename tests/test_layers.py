@@ -31,9 +31,9 @@ CORE_LAYERS: list[tuple[str, ...]] = [
     ("fastsheng.bots._heuristic",),  # the heuristic bots' decisions and their table
     ("fastsheng._game",),  # the hand and match loop; a seat's decisions come through the seat
     ("fastsheng._worlds", "fastsheng.bots._features"),  # sampled deals; the candidates' features
+    ("fastsheng._state",),  # one game from Python: the step API's core
     ("fastsheng.bots._card_belief",),  # per-card belief of where the unseen cards lie
     ("fastsheng.bots._infer",),  # inference of the hidden hands from the play
-    ("fastsheng._state",),  # a seat's view of a game in progress
     ("fastsheng.bots._search",),  # the sampling searches (search, search-v2)
     # over the search: the learned bot, its labels, the searched calls and burial
     (
@@ -44,6 +44,7 @@ CORE_LAYERS: list[tuple[str, ...]] = [
     ),
     ("fastsheng.bots._guided_search",),  # the guided search (search-v3)
     ("fastsheng.bots._lineup",),  # a line-up: the table of bots and the seats' decisions
+    ("fastsheng.bots._reading",),  # what a seat's reading of the play sees (analysis)
     ("fastsheng._vec",),  # many games stepped at once (fastsheng.vec's core)
 ]
 

@@ -280,6 +280,22 @@ def test_score_line_names_the_level_change():
     assert len(seen) >= 3, seen  # dealer climbs, defenders take over with and without levels
 
 
+def test_the_end_line_says_when_the_kitty_was_not_captured():
+    """ "kitty bonus 0 (x2)" read as a capture worth nothing: an uncaptured kitty says so."""
+    seen = set()
+    for k in range(12):
+        t, con = table(lambda t, prompt, words: "auto", hand_id=k)
+        t.play()
+        row = t.g.result()
+        line = next(x for x in con.lines if x.startswith("defenders ") and "from tricks" in x)
+        if row["kitty_captured"]:
+            assert f"kitty bonus {row['kitty_bonus']} (x{row['kitty_mult']})" in line, line
+        else:
+            assert "kitty not captured" in line and "kitty bonus" not in line, line
+        seen.add(bool(row["kitty_captured"]))
+    assert seen == {True, False}
+
+
 # ---------------------------------------------------------------------------------------------
 # The command without a terminal
 

@@ -9,7 +9,7 @@ import importlib
 import numpy as np
 import pytest
 
-from fastsheng.bots import _infer, bot_spec
+from fastsheng.bots import _infer, _reading, bot_spec
 from fastsheng.bots.lineup import lineup_for
 from fastsheng.bots.names import BOT_INDEX
 from fastsheng.engine.game import Game
@@ -61,7 +61,9 @@ def test_a_belief_trains_loads_and_switches_on(tmp_path, capsys):
     while g.phase != "done" and not differ:
         if g.phase == "play":
             seat, bot = g.to_act, BOT_INDEX[tb.MODEL_BOT]
-            differ = g._core.misfits(seat, bot, read) != g._core.misfits(seat, bot, plain)
+            differ = _reading.misfits(g._core, seat, bot, read) != _reading.misfits(
+                g._core, seat, bot, plain
+            )
         g.apply(g.bot_action("expert-v1"))
     assert differ
 

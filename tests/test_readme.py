@@ -200,3 +200,19 @@ def test_the_ladders_running_time_is_given_with_its_conditions():
         sentence = text[text.index(command) : text.index(command) + 400]
         assert "of CPU time" in sentence and "load average" in sentence
         assert "about 20 s on 2 cores" not in text
+
+
+def test_the_workers_0_advice_names_what_has_workers():
+    """`workers=0` is an option of runner.run (and sim's --workers 0), not of simulate_hands,
+    which plays in the calling process: the README's sentence says which is which."""
+    import inspect
+
+    import fastsheng as fs
+    from fastsheng.sim import runner
+
+    text = " ".join(README.split())
+    advice = text[text.index("is refused in one line: run it") :][:200]
+    assert "runner.run(..., workers=0)" in advice and "--workers 0" in advice
+    assert "workers" in inspect.signature(runner.run).parameters
+    assert "workers" not in inspect.signature(fs.simulate_hands).parameters
+    assert "`simulate_hands`, `simulate_matches` and `fs.evaluate` play in the calling" in text

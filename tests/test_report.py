@@ -337,7 +337,10 @@ def _check_report_against_raw(path: Path, rules) -> None:
     check_prop(dec["no-trump hand|yes"], int(nt.sum()), n)
     # who set the final trump and who buried the final kitty (after 炒底)
     for seat, question in (
-        ("final_caller", "whose call set the final trump (last 炒底 overcaller, else declarer)"),
+        (
+            "final_caller",
+            "whose call set the final trump (last chaodi 炒底 overcaller, else declarer)",
+        ),
         ("burier", "who buried the final kitty"),
     ):
         if seat in raw:
@@ -755,6 +758,18 @@ def test_analysis_scripts_run(runs, capsys):
     assert "paired hands" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("n", [1, 12])
+def test_kitty_odds_on_a_tiny_run_prints_no_bounds_it_cannot_give(tmp_path, capsys, n):
+    """A t interval from a few hands ([-58.5, 68.5] for a bonus, [-inf, inf] from one) is no
+    answer: the script says there are too few hands, and counts hands in the singular too."""
+    run = _fake_run(tmp_path / "tiny", get_rules("standard"), seed=3, n=n)
+    _script("kitty_odds").main([str(run)])
+    out = capsys.readouterr().out
+    assert "too few hands for an interval" in out
+    assert "inf" not in out and "[-" not in out and " -" not in out.replace(" - ", "")
+    assert f"({n} hand{'s' if n > 1 else ''})" in out
+
+
 def test_analysis_bot_strength_runs(tmp_path):
     try:
         from fastsheng.engine.hands import BOTS
@@ -768,9 +783,12 @@ def test_analysis_bot_strength_runs(tmp_path):
     assert row["deals"] == 1000 and row["lo95"] <= 0 <= row["hi95"]
 
 
-def test_analysis_duckdb_script(runs):
+def test_analysis_duckdb_script(runs, capsys):
     pytest.importorskip("duckdb")
     t = _script("kitty_sql_duckdb").main([str(runs["a"])])
+    assert t["n"].dtype.kind == "i" and t["k"].dtype.kind == "i"  # counts, not 13.0000
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[1].split()[1:3] == [str(t["n"].iloc[0]), str(t["k"].iloc[0])]
     raw = raw_hands(runs["a"])
     for r in t.to_dict("records"):
         m = raw["last_lead_kind"].astype(str) == r["lead_kind"]
@@ -944,6 +962,31 @@ def test_points_histogram_plots_shares_that_sum_to_one():
         assert h.sum() == pytest.approx(1.0)
     assert heights[0].max() == pytest.approx(3 / 9)  # three hands at 120 of nine
     assert "5-point bin" in ax.get_ylabel() and "sums to 1" in ax.get_ylabel()
+
+
+def test_all_hands_stays_visible_under_the_trump_kind_that_holds_most_hands(runs, monkeypatch):
+    """Suit-trump hands are most hands: a line of "all hands" drawn like the others vanished
+    under theirs. It is a wide grey band beneath them, first in the legend."""
+    from matplotlib.colors import to_rgba
+
+    from fastsheng.studies.report import plots
+
+    drawn = {}
+    real = plots.points_hist_figure
+
+    def kept(groups, xlabel, title, total=None):
+        drawn["fig"], drawn["total"] = real(groups, xlabel, title, total=total), total
+        return drawn["fig"]
+
+    monkeypatch.setattr(plots, "points_hist_figure", kept)
+    report.compute_report(report.load_run(runs["a"]))
+    assert drawn["total"] == "all hands"
+    ax = drawn["fig"].axes[0]
+    lines = {p.get_label().split(" (n=")[0]: p for p in ax.patches}
+    assert list(lines)[0] == "all hands" and "suit" in lines
+    band, suit = lines["all hands"], lines["suit"]
+    assert band.get_linewidth() > 2 * suit.get_linewidth() and band.get_zorder() < suit.get_zorder()
+    assert to_rgba(band.get_edgecolor()) != to_rgba(suit.get_edgecolor())
 
 
 def test_intervals_stay_visible_when_shown():
@@ -1183,6 +1226,7 @@ def test_docs_quote_only_scripts_that_exist():
         "analysis/interval_coverage.py",
         "analysis/control_variates.py",  # checked by tests/test_sweep.py
         "analysis/sweep_example.py",  # checked by tests/test_sweep.py
+        "analysis/rare_effect_coverage.py",  # checked by tests/test_sweep.py
     }
     assert all((root / s).is_file() for s in outputs)
 
@@ -1216,3 +1260,40 @@ def test_shares_shown_as_percentages_even_without_unit_column(runs):
     units = rep.table("kitty").df["unit"].tolist()
     for cell, unit in zip(kitty["estimate (95% CI)"], units, strict=True):
         assert cell.endswith("%]") == (unit == "share"), (cell, unit)
+
+
+def test_every_cjk_term_on_a_page_or_figure_has_a_latin_gloss():
+    """A machine without CJK fonts draws 炒底 as boxes: every CJK term in the text the studies
+    put on their pages and figures (their string literals, docstrings aside) stands beside its
+    pinyin or English ("chaodi 炒底 (overcall after burial)")."""
+    import ast
+
+    import fastsheng.studies
+
+    cjk = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+    gloss = {"炒底": "chaodi", "双升": "Shengji"}  # a new term: its pinyin here, and on the page
+    bare = []
+    for path in sorted(Path(fastsheng.studies.__file__).parent.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            if id(node) in docstrings:
+                continue
+            text = node.value
+            for m in cjk.finditer(text):
+                word = gloss.get(m.group())
+                before, after = text[: m.start()], text[m.end() :]
+                if word is None or not (
+                    before.endswith(f"{word} ") or after.startswith(f" ({word}")
+                ):
+                    bare.append(f"{path.name}:{node.lineno}: {text!r}")
+    assert not bare, "\n".join(bare)

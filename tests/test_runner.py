@@ -26,7 +26,9 @@ from fastsheng.sim.runner import BatchFailed, RunInterrupted, RunSpec
 # spawned workers and Dask workers can load it by name. Behaviour switches come from the
 # environment, which spawned workers inherit:
 #   FAKE_SLEEP=seconds per batch; FAKE_KILL=dir:batch (SIGKILL itself once on that batch, or
-#   always with FAKE_KILL_ALWAYS=1); FAKE_FAIL=batch (raise); FAKE_NOSPACE=batch (ENOSPC).
+#   always with FAKE_KILL_ALWAYS=1); FAKE_FAIL=batch (raise); FAKE_NOSPACE=batch (ENOSPC);
+#   FAKE_NOMEMORY=batch[:how] (memory runs out: numpy's MemoryError, or with :arrow pyarrow's,
+#   with :import a library that cannot be mapped).
 
 
 def fake_batch(rules, bots, seed, batch, size, *, mode="hands", level="2", tricks=False):
@@ -47,6 +49,15 @@ def fake_batch(rules, bots, seed, batch, size, *, mode="hands", level="2", trick
         raise ValueError("the fake engine fails on purpose")
     if os.environ.get("FAKE_NOSPACE") == str(batch):
         raise OSError(errno.ENOSPC, "No space left on device")
+    which, _, how = os.environ.get("FAKE_NOMEMORY", "").partition(":")
+    if which == str(batch):
+        if how == "arrow":
+            raise pa.lib.ArrowMemoryError("malloc of size 4194304 failed")
+        if how == "import":
+            raise ImportError(
+                "/venv/lib/libarrow.so.2600: failed to map segment from shared object"
+            )
+        np.zeros(2**60, np.uint8)  # 1 EiB, past any address space: numpy's own MemoryError
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(batch,)))
     draws = rng.integers(0, 2**31, size=(size, 3))  # row i: the i-th triple of the stream
     start = batch * size
@@ -138,7 +149,10 @@ def read(out, table="hands"):
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch):
-    for name in ("FAKE_SLEEP", "FAKE_KILL", "FAKE_KILL_ALWAYS", "FAKE_FAIL", "FAKE_NOSPACE"):
+    for name in (
+        *("FAKE_SLEEP", "FAKE_KILL", "FAKE_KILL_ALWAYS", "FAKE_FAIL", "FAKE_NOSPACE"),
+        "FAKE_NOMEMORY",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -398,6 +412,39 @@ def test_a_full_disk_in_a_worker_stops_the_run_keeping_finished_batches(tmp_path
     assert info.value.total == 8 and not (tmp_path / "r" / ".lock").exists()
 
 
+# --------------------------------------------------------------------------------------------
+# Memory running out
+
+
+@pytest.mark.parametrize(
+    "workers, how, detail",
+    [
+        (2, "", "MemoryError: Unable to allocate 1.00 EiB"),
+        (2, "arrow", "ArrowMemoryError: malloc of size 4194304 failed"),
+        (2, "import", "cannot load libarrow.so.2600"),
+        (0, "", "MemoryError: Unable to allocate 1.00 EiB"),
+    ],
+)
+def test_memory_running_out_stops_the_run_keeping_finished_batches(
+    tmp_path, monkeypatch, workers, how, detail
+):
+    """Not the engine's fault: no traceback, no retry; the finished batches stay for --resume."""
+    monkeypatch.setenv("FAKE_NOMEMORY", f"3:{how}")
+    s = spec(n=64 * 8, batch_size=64)
+    with pytest.raises(runner.OutOfMemory) as info:
+        runner.run(s, tmp_path / "r", workers=workers, batch_fn=fake_batch)
+    assert str(info.value).startswith(f"out of memory in batch 3 ({detail}")
+    assert len(str(info.value)) < 120  # numpy's message goes on with the dtype: cut
+    manifest = dataset.read_manifest(dataset.Storage(tmp_path / "r"))
+    assert info.value.done == len(manifest["batches"]) and "3" not in manifest["batches"]
+    assert info.value.total == 8 and info.value.out == str(tmp_path / "r")
+    assert not (tmp_path / "r" / ".lock").exists()
+    monkeypatch.delenv("FAKE_NOMEMORY")
+    runner.run(s, tmp_path / "r", workers=workers, batch_fn=fake_batch, resume=True)
+    runner.run(s, tmp_path / "w", workers=0, batch_fn=fake_batch)
+    assert read(tmp_path / "r").equals(read(tmp_path / "w"))
+
+
 def test_a_full_disk_while_writing_parts_or_run_json(tmp_path, monkeypatch):
     real = dataset.Storage.write_atomic
     writes = []
@@ -561,8 +608,9 @@ def test_a_batch_that_always_kills_its_worker_fails_the_run(tmp_path, monkeypatc
     s = spec(n=300, batch_size=64)
     with pytest.raises(
         BatchFailed, match=r"batch 1 failed: its worker was killed by SIGKILL 3 time\(s\)"
-    ):
+    ) as info:
         runner.run(s, tmp_path / "r", workers=2, batch_fn=fake_batch, retries=2)
+    assert "out-of-memory killer sends SIGKILL: fewer --workers or a smaller" in str(info.value)
     manifest = dataset.read_manifest(dataset.Storage(tmp_path / "r"))
     assert "1" not in manifest["batches"] and not manifest["complete"]
 
@@ -888,6 +936,24 @@ def test_a_full_disk_on_a_dask_worker_is_disk_full(tmp_path, dask_cluster):
             tmp_path / "d",
             scheduler=dask_cluster.scheduler_address,
             batch_fn=_disk_full_batch,
+            retries=0,
+        )
+    assert not (tmp_path / "d" / ".lock").exists()
+
+
+def _no_memory_batch(rules, bots, seed, batch, size, **kw):
+    if batch == 2:
+        np.zeros(2**60, np.uint8)  # 1 EiB: numpy's MemoryError
+    return fake_batch(rules, bots, seed, batch, size, **kw)
+
+
+def test_memory_running_out_on_a_dask_worker_is_out_of_memory(tmp_path, dask_cluster):
+    with pytest.raises(runner.OutOfMemory, match=r"out of memory in batch 2 \(MemoryError: "):
+        runner.run(
+            spec(n=640, batch_size=64),
+            tmp_path / "d",
+            scheduler=dask_cluster.scheduler_address,
+            batch_fn=_no_memory_batch,
             retries=0,
         )
     assert not (tmp_path / "d" / ".lock").exists()

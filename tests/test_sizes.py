@@ -33,19 +33,17 @@ DATA_TABLES: dict[str, str] = {}
 # basename will do while that is unique), so moving the module into a subpackage needs no edit
 # here; a function is "file:name" (a name defined twice in one file is measured at its longest).
 LONG_MODULES: dict[str, int] = {
-    "_bots.pyx": 1235,
-    "_game.pyx": 1204,
+    "_heuristic.pyx": 1235,
+    "_game.pyx": 1179,
     "_worlds.pyx": 1064,
-    "_state.pyx": 1010,
-    "_core.pyx": 714,
+    "_state.pyx": 879,
+    "_core.pyx": 711,
 }
 LONG_FUNCTIONS: dict[str, int] = {
     "_card_belief.pyx:card_features": 222,
     "_state.pyx:sample_world_tries": 126,
     "_worlds.pyx:public_scrub": 102,
-    "_search.pyx:search_v2_decide": 101,
     "_worlds.pyx:world_history": 96,
-    "_infer.pyx:fit_rows": 81,
 }
 
 

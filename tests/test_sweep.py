@@ -190,6 +190,80 @@ def test_simultaneous_intervals_cover_every_known_effect_together():
     assert together(0.95) < 0.85  # one 95% interval each: the family undercovers
 
 
+# Rare effects: a variant that changes a handful of hands. Paired values simulated with known
+# effects by analysis/rare_effect_coverage.py (families shaped like docs/analysis.md's
+# kitty-multiplier sweep, and a variant that wins a lost hand with probability 2e-4). With the
+# t interval alone ([0, 0] when no pair differs) they were covered together 0.04 to 0.70 of
+# the time at n = 300 and 2,000.
+
+
+def _rare_coverage(key: str, n: int, reps: int) -> float:
+    return _script("rare_effect_coverage").coverage(key, n, reps)
+
+
+_RARE = ("signed_change", "defenders_total", "dealer_won")
+
+
+@pytest.mark.parametrize("n", [300, 2000])
+@pytest.mark.parametrize("key", _RARE)
+def test_rare_effects_are_covered_family_wise(key, n):
+    """400 samples each (about 1 s): the family's simultaneous intervals cover every true
+    effect together at least 95% of the time (measured 0.97 to 1.00)."""
+    assert _rare_coverage(key, n, 400) >= 0.95
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [300, 2000])
+@pytest.mark.parametrize("key", _RARE)
+def test_rare_effects_are_covered_family_wise_slow(key, n):
+    """The same with 4,000 samples: within two standard errors of 95% or above. About 25 s
+    for the six together (measured on the 2-core machine)."""
+    assert _rare_coverage(key, n, 4000) >= 0.95 - 2 * (0.95 * 0.05 / 4000) ** 0.5
+
+
+def test_no_differing_hand_is_a_rate_bound_not_zero_width():
+    """The docs' example: kitty_multiplier=linear changed no hand's winner in 20,000; its
+    effect is bounded by the rate of differing hands, with p = 1, not [0, 0]."""
+    from fastsheng.studies.effects import Metric
+
+    n = 20_000
+    rng = np.random.default_rng(5)
+    m = Metric("y", "y", "share", "proportion", ("y",), lambda h: h["y"])
+    base = pd.DataFrame({"y": (rng.random(n) < 0.42).astype(float)})
+    up = base["y"].to_numpy().copy()
+    up[np.flatnonzero(up == 0)[:9]] = 1.0  # 9 lost hands won
+    t = effect_table(m, base, [(_V("same"), base.copy()), (_V("nine"), pd.DataFrame({"y": up}))])
+    same, nine = t.iloc[0], t.iloc[1]
+    assert same["diff_lo"] < 0 < same["diff_hi"] and same["p_value"] == 1.0
+    # with no hand the other way, 9 wins are some evidence: the bound's own p-value (0.08 here,
+    # conservative: each rate is bounded on its own) agrees with the interval, which covers 0
+    assert nine["diff_lo"] <= 0 < 9 / n <= nine["diff_hi"] and 0.01 < nine["p_value"] < 0.1
+    assert "rate bound" in nine["interval"] and "only 9 of 20,000" in nine["warning"]
+
+
+def test_p_values_agree_with_the_intervals():
+    """The p-value is the interval's own test: 0 is outside the interval at the family's
+    level exactly when p < 1 - that level (t quantiles, not a z-test)."""
+    from fastsheng.studies.effects import Metric
+
+    rng = np.random.default_rng(2)
+    m = Metric("y", "y", "points", "mean", ("y",), lambda h: h["y"])
+    n = 40
+    base = pd.DataFrame({"y": rng.normal(size=n)})
+    vs = [
+        (_V(f"v{i}"), pd.DataFrame({"y": base["y"] + rng.normal(0.3 * i, 1, n)})) for i in range(6)
+    ]
+    t = effect_table(m, base, vs)
+    level = multiplicity.simultaneous_conf(6)
+    for _, r in t.iterrows():
+        assert (r["p_value"] < 1 - level) == (not r["diff_lo"] <= 0 <= r["diff_hi"])
+    from scipy.stats import t as student
+
+    d = vs[1][1]["y"] - base["y"]
+    z = d.mean() / (d.std(ddof=1) / np.sqrt(n))
+    assert t["p_value"].iloc[1] == pytest.approx(2 * student.sf(abs(z), n - 1))
+
+
 def test_effect_table_uses_the_simultaneous_level():
     from fastsheng.studies import stats
     from fastsheng.studies.effects import Metric
@@ -203,6 +277,25 @@ def test_effect_table_uses_the_simultaneous_level():
     h = stats.t_value(1 - 0.05 / 5, 499) * d.std(ddof=1) / np.sqrt(500)
     assert t["diff_hi"].iloc[0] - t["diff"].iloc[0] == pytest.approx(h)
     assert "Bonferroni over 5" in t["interval"].iloc[0]
+
+
+def test_both_runs_means_are_adjusted_alike():
+    """With control variates on each run's mean, the baseline's is adjusted as the variant's:
+    their difference is the adjusted paired effect (before, the baseline's mean was plain and
+    the two did not subtract to diff)."""
+    from fastsheng.studies.effects import Metric
+
+    rng = np.random.default_rng(7)
+    n = 3000
+    x = rng.normal(size=(n, 2))
+    m = Metric("y", "y", "points", "mean", ("y",), lambda h: h["y"])
+    yb = 2 * x[:, 0] + rng.normal(size=n)
+    base = pd.DataFrame({"y": yb})
+    var = pd.DataFrame({"y": yb + 0.1 + x[:, 1] + rng.normal(size=n)})
+    t = effect_table(m, base, [(_V("v"), var)], x=x, single_x=x).iloc[0]
+    assert t["mean_variant"] - t["mean_baseline"] == pytest.approx(t["diff"])
+    assert t["mean_baseline"] != pytest.approx(yb.mean())  # adjusted, not the plain mean
+    assert t["mean_baseline_lo"] < t["mean_baseline"] < t["mean_baseline_hi"]
 
 
 class _V:
@@ -223,6 +316,10 @@ def test_verdicts():
     assert v((0.02, 0.01, 0.03), (0.02, 0.0, 0.04), (0.0, -0.01, 0.01)) == "holds"
     # a sign change that an interval does not establish is not a flip
     assert v((0.02, 0.01, 0.03), (-0.01, -0.03, 0.01), (-0.03, -0.04, -0.02)) == "shrinks"
+    # a change of an effect whose own interval covers 0 has no direction: not a verdict of
+    # growth or shrinkage (before, the point estimate's sign decided, or 0 meant "grows")
+    assert v((0.01, -0.01, 0.03), (0.05, 0.04, 0.06), (0.04, 0.03, 0.05)) == "changes"
+    assert v((0.0, -0.01, 0.01), (-0.05, -0.06, -0.04), (-0.05, -0.06, -0.04)) == "changes"
 
 
 def test_a_constructed_flip_is_detected():
@@ -669,6 +766,13 @@ def test_docs_sweep_figures_are_what_the_scripts_print(script, tmp_path, capsys)
     _check_quote(script, capsys.readouterr().out)
 
 
+@pytest.mark.slow
+def test_docs_rare_effect_coverage_is_what_the_script_prints(capsys):
+    """About 20 s of CPU (numpy only: no hands are played)."""
+    _script("rare_effect_coverage").main([])
+    _check_quote("rare_effect_coverage", capsys.readouterr().out)
+
+
 # --------------------------------------------------------------------------------------------
 # compare --precision / --check-bots
 
@@ -724,3 +828,172 @@ def test_compare_of_run_folders_refuses_precision(tmp_path):
 
     with pytest.raises(SweepError, match="give --rules, not run folders"):
         compare_command([tmp_path / "a", tmp_path / "b"], precision=0.01)
+
+
+# --------------------------------------------------------------------------------------------
+# What the console shows, and the friction of the command line
+
+
+def test_the_console_shows_warnings_the_baseline_and_simultaneous_intervals(tmp_path, capsys):
+    """The printed table is the CSV's: the baseline's mean, the intervals named simultaneous,
+    the warning of a rare effect (kitty_multiplier=linear moves no winner in 400 hands); the
+    progress goes to stderr, as sim's, and the bots are said as every other page says them."""
+    rep = sweep(
+        set=["kitty_multiplier=linear", "kitty_multiplier=cards"],
+        metrics=["dealer_won"],
+        n=400,
+        seed=1,
+        out=tmp_path / "s",
+        workers=0,
+        quiet=False,
+        figures=False,
+    )
+    out, err = capsys.readouterr()
+    assert "diff (simultaneous 95%)" in out and "mean_baseline" in out
+    row = rep.table("metric_dealer_won").df.set_index("variant").loc["kitty_multiplier=linear"]
+    assert row["warning"].startswith("only ") and row["diff_lo"] < 0 < row["diff_hi"]
+    words = set(out.replace("│", " ").split())  # rich wraps a long cell over lines
+    assert {"warning", "only", "bounded", "rate,"} <= words
+    assert "[0/2] baseline=standard" in err and "[0/2]" not in out
+    assert "bots: expert-v4 at all four seats" in rep.subtitle
+    from fastsheng.studies.report import display_frame
+
+    shown = display_frame(rep.table("metric_dealer_won"))
+    assert "diff (simultaneous 95%)" in shown and "mean_variant (95% CI)" in shown
+
+
+def test_precision_at_the_pilots_size_reuses_the_pilot(tmp_path):
+    """A wide target needs no more hands than the pilot: its runs are the runs (linked, not
+    played again), and the report reads the same hands."""
+    calls = _Counting()
+    rep = sweep(
+        set=["throw_penalty_points=20"],
+        metrics=["dealer_won"],
+        precision=0.5,
+        n=2000,
+        seed=3,
+        batch_size=1000,
+        out=tmp_path / "p",
+        workers=0,
+        figures=False,
+        batch_fn=calls,
+    )
+    assert rep.table("precision").df["n"].iloc[0] == 2000
+    assert len(calls.calls) == 2 * 2  # the pilot's two runs of two batches, nothing more
+    assert (tmp_path / "p" / "runs" / "throw_penalty_points=20" / "run.json").is_file()
+
+
+def test_a_refused_precision_leaves_nothing_behind(tmp_path, capsys):
+    from fastsheng.apps.cli import main
+
+    out = tmp_path / "o"
+    args = ["--set", "throw_penalty_points=5", "--precision", "1e-5", "-n", "2000"]
+    assert main(["sweep", *args, "-w", "0", "-q", "--out", str(out)]) == 2
+    assert "more than -n's cap" in capsys.readouterr().err
+    assert not out.exists()
+    cmp = tmp_path / "c"
+    args = ["--rules", "standard", "--rules", "super", "--precision", "1e-5", "-n", "2000"]
+    assert main(["compare", *args, "-w", "0", "--out", str(cmp)]) == 2
+    assert not cmp.exists()
+
+
+def test_a_grid_through_the_baselines_own_value_skips_it_with_a_note():
+    notes: list[str] = []
+    base, vs = build_variants(grid={"level_table": {"threshold": [60, 80, 100]}}, notes=notes)
+    assert [v.label for v in vs] == ["level_table.threshold=60", "level_table.threshold=100"]
+    assert "level_table.threshold=80 is the baseline's own rules" in notes[0]
+    with pytest.raises(SweepError, match="same rules as the baseline"):  # asked for by name
+        build_variants(sets=["level_table.threshold=80"])
+
+
+@pytest.mark.parametrize("study", ["sweep", "compare"])
+def test_check_n_without_check_bots_is_refused(study, tmp_path, capsys):
+    from fastsheng.apps.cli import main
+
+    what = (
+        ["--set", "throw_penalty_points=5"]
+        if study == "sweep"
+        else ["-r", "standard", "-r", "super"]
+    )
+    code = main([study, *what, "--check-n", "100", "-w", "0", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith("error: --check-n") and "--check-bots" in err
+    assert "\n" not in err and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--set", "take_over=70"], "did you mean level_table.threshold"),
+        (["--set", "throw_penaly=flat"], "did you mean throw_penalty"),
+        (
+            ["--set", "throw_penalty_points=5", "-b", "exprt"],
+            "unknown bot 'exprt'; did you mean expert",
+        ),
+        (["--set", "throw_penalty_points=5", "--check-bots", "basc"], "did you mean basic"),
+    ],
+)
+def test_mistyped_names_get_a_suggestion(args, message, tmp_path, capsys):
+    from fastsheng.apps.cli import main
+
+    assert main(["sweep", *args, "-w", "0", "-q", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "fields:" not in err and "\n" not in err
+
+
+def test_compare_suggests_a_bot_name(tmp_path, capsys):
+    from fastsheng.apps.cli import main
+
+    code = main(["compare", "-b", "expert", "-b", "exprt", "-n", "10", "--out", str(tmp_path)])
+    assert code == 2 and "did you mean expert" in capsys.readouterr().err
+
+
+def test_an_interrupted_sweep_prints_the_command_that_finishes_it(monkeypatch, tmp_path, capsys):
+    from fastsheng.apps.cli import main
+    from fastsheng.sim.runner import RunInterrupted
+    from fastsheng.studies import sweep as sweep_module
+
+    def stop(*args, **kwargs):
+        raise RunInterrupted(1, 3, str(tmp_path / "s" / "runs" / "x"))
+
+    monkeypatch.setattr(sweep_module, "sweep", stop)
+    args = ["sweep", "--set", "kitty_multiplier=linear", "--set", "a=1;b=2", "-n", "300"]
+    assert main([*args, "--out", str(tmp_path / "s")]) == 130
+    err = capsys.readouterr().err
+    assert "finish with: fastsheng sweep --rules standard --set kitty_multiplier=linear" in err
+    assert "--set 'a=1;b=2' -n 300" in err and f"--out {tmp_path / 's'}" in err
+
+
+def test_a_corrupt_part_says_to_run_the_same_sweep(tmp_path, capsys):
+    """Not "--resume", which sweep does not have: the same command, printed."""
+    from fastsheng.apps.cli import main
+    from fastsheng.sim.runner import RunInterrupted
+
+    kw = dict(set=["throw_penalty_points=20"], n=1500, seed=2, batch_size=500, workers=0)
+    with pytest.raises(RunInterrupted):
+        sweep(out=tmp_path / "a", batch_fn=_Counting(("standard+throw_penalty_points=20", 2)),
+              figures=False, **kw)  # fmt: skip
+    part = next((tmp_path / "a" / "runs" / "throw_penalty_points=20" / "hands").glob("*.parquet"))
+    part.write_bytes(b"not parquet")
+    with pytest.raises(SweepError, match="run the same sweep again"):
+        sweep(out=tmp_path / "a", figures=False, **kw)
+    args = ["sweep", "--set", "throw_penalty_points=20", "-n", "1500", "--seed", "2"]
+    args += ["--batch-size", "500", "-w", "0", "-q", "--out", str(tmp_path / "a")]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert "corrupt part" in err and "--resume" not in err and "\n" not in err
+    again = "fastsheng sweep --rules standard --set throw_penalty_points=20 -n 1500 --seed 2"
+    assert f": {again} --batch-size 500 --level 2 --workers 0 --out " in err
+    assert err.endswith(" --quiet")
+
+
+def test_compare_precision_at_the_pilots_size_reuses_the_pilot(tmp_path):
+    from fastsheng.studies.report import compare_command
+
+    calls = _Counting()
+    rep = compare_command(rules=["standard", "super"], n=2000, seed=1, batch_size=1000,
+                          out=tmp_path / "c", workers=0, batch_fn=calls, precision=0.5,
+                          quiet=True)  # fmt: skip
+    assert rep.table("precision").df["n"].iloc[0] == 2000
+    assert len(calls.calls) == 2 * 2  # the pilot's two runs of two batches, nothing more
+    assert (tmp_path / "c" / "runs" / "super" / "run.json").is_file()

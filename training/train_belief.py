@@ -61,6 +61,7 @@ def _rows_one(args):
 
     from fastsheng.bots._infer import NB_IN_
 
+    from fastsheng.bots import _reading
     from fastsheng.bots.names import BOT_INDEX
     from fastsheng.engine.game import Game
 
@@ -81,12 +82,14 @@ def _rows_one(args):
                 seat = g.to_act
                 seen = [(1, g)] + [(0, g.sample_world(seat, rng)) for _ in range(worlds)]
                 for label, game in seen:
-                    x = np.frombuffer(game._core.decision_rows(seat, model, kind), np.float32)
+                    x = np.frombuffer(
+                        _reading.decision_rows(game._core, seat, model, kind), np.float32
+                    )
                     x = x.reshape(-1, NB_IN_)
                     xs.append(x)
                     ys.append(np.full(len(x), label, np.int8))
                     points.append(np.full(len(x), point, np.int32))
-                    mis.append(np.full(len(x), game._core.misfits(seat, model), np.int16))
+                    mis.append(np.full(len(x), _reading.misfits(game._core, seat, model), np.int16))
                     recs.append(np.full(len(x), rec, np.int32))
                     rec += 1
                 point += 1

@@ -59,6 +59,7 @@ def _rows_one(args):
     out, seed, batch, bot, every = args
     from fastsheng.bots._card_belief import NCF_, NPLACE_
 
+    from fastsheng.bots import _reading
     from fastsheng.engine.game import Game
 
     path = os.path.join(out, f"cards-s{seed}-b{batch:05d}.npz")
@@ -72,7 +73,7 @@ def _rows_one(args):
         g = Game("standard", seed=seed, hand_id=hand_id, level="random")
         while g.phase != "done":
             if g.phase == "play" and pick.random() < 1.0 / every:
-                xb, fb, okb, atb = g._core.card_rows(g.to_act)
+                xb, fb, okb, atb = _reading.card_rows(g._core, g.to_act)
                 free = np.frombuffer(fb, np.int32)
                 keep = free > 0
                 at = np.frombuffer(atb, np.int32).reshape(54, NPLACE_)[keep]
@@ -238,6 +239,7 @@ def sharp(
     which others run beside it."""
     from fastsheng.bots._card_belief import NPLACE_
 
+    from fastsheng.bots import _reading
     from fastsheng.bots.lineup import lineup_for
     from fastsheng.engine.game import Game
 
@@ -279,14 +281,16 @@ def sharp(
         while g.phase != "done":
             if g.phase == "play" and pick.random() < 1.0 / every:
                 seat = g.to_act
-                _, fb, okb, atb = g._core.card_rows(seat)
+                _, fb, okb, atb = _reading.card_rows(g._core, seat)
                 free = np.frombuffer(fb, np.int32)
                 ok = np.frombuffer(okb, np.int32).reshape(54, NPLACE_).astype(bool)
                 at = np.frombuffer(atb, np.int32).reshape(54, NPLACE_).astype(float)
                 place = [4 if p == 3 else (seat + 1 + p) % 4 for p in range(NPLACE_)]
                 keep = free > 0
                 for name, lineup in lineups:
-                    cnt = g._core.chain_marginals(lineup, seat, worlds, steps, burn, [seed, point])
+                    cnt = _reading.chain_marginals(
+                        g._core, lineup, seat, worlds, steps, burn, [seed, point]
+                    )
                     c = np.frombuffer(cnt, np.int32).reshape(5, 54)[place].T.astype(float)
                     q = np.where(ok, c + 0.5, 0)
                     q = q / q.sum(1, keepdims=True).clip(1e-12)
@@ -294,7 +298,7 @@ def sharp(
                     bits[name][0] -= float((at * lp)[keep].sum())
                     bits[name][1] += int(at[keep].sum())
                 if model:
-                    lq = np.frombuffer(g._core.card_logq(seat, cards_alone), np.float32)
+                    lq = np.frombuffer(_reading.card_logq(g._core, seat, cards_alone), np.float32)
                     lp = lq.reshape(5, 54)[place].T / np.log(2)
                     bits["the per-card belief alone"][0] -= float((at * lp)[keep].sum())
                     bits["the per-card belief alone"][1] += int(at[keep].sum())

@@ -13,6 +13,7 @@ from fastsheng.cards import format_cards, parse_cards
 from fastsheng.engine.agents import Bot, bot
 from fastsheng.engine.game import Action, Game
 from fastsheng.engine.hands import BOTS, format_trace, simulate_hands, simulate_matches, trace_hand
+from fastsheng.engine.isolation import BotLimits
 from fastsheng.engine.observation import Observation
 from fastsheng.errors import BotError, FastshengError, IllegalPlay, RulesError
 from fastsheng.rules import Rules, get_rules, list_presets, load_rules
@@ -24,6 +25,7 @@ __all__ = [
     "BOTS",
     "Bot",
     "BotError",
+    "BotLimits",
     "Context",
     "FastshengError",
     "Game",

@@ -17,18 +17,16 @@ cdef extern from *:
     """
 
 from cpython.object cimport Py_TYPE
-from libc.math cimport exp
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from fastsheng._bitboard cimport (
-    SMALL_JOKER, hand_add_card, hand_contains, hand_count, hand_copies, hand_empty, hand_mask,
-    hand_minus, hand_t, hand_union, lsb, popcount, u64, u8,
+    hand_add_card, hand_contains, hand_count, hand_copies, hand_empty, hand_mask, hand_minus,
+    hand_t, hand_union, lsb, popcount, u64, u8,
 )
 from fastsheng.bots._heuristic cimport bots_prepare
-from fastsheng._table cimport bot_t, trick_t
 from fastsheng._core cimport (
-    KIND_THROW, TRUMP, ctx_init, follow_ok, from_hand, lead_shape, shape_t, throw_check, to_hand,
+    ctx_init, follow_ok, from_hand, lead_shape, shape_t, to_hand,
 )
 from fastsheng._declare cimport decl_reset, decl_trump, show_code_denom, show_code_kind, show_hand
 from fastsheng._game cimport (
@@ -37,16 +35,11 @@ from fastsheng._game cimport (
     batch_hand_begin,
     batch_plan_t, batch_t,
     bot_decide, game_run, game_t, hand_row_t, lineup_of, lineup_t, match_begin, match_hand_begin,
-    match_hand_end, match_row_t, seat_t, trick_row_t,
+    match_hand_end,
 )
-from fastsheng.bots._card_belief cimport NCF, NPLACE, card_features, card_logq, shown_unplayed
-from fastsheng.bots._infer cimport chain_run, chain_start, chain_t
-from fastsheng.bots._infer cimport (
-    NB_IN, fit_from, fit_plain, fit_rows, fit_t, fit_units, misfits, rows_t,
-)
-from fastsheng._rng cimport rng_below, rng_seed, rng_split, rng_t
+from fastsheng._rng cimport rng_below, rng_split, rng_t
 from fastsheng._worlds cimport (
-    hist_parse, hist_t, kitty_known, match_slots, world_from_game, public_scrub, shuffle_cards, slots_allowed,
+    hist_parse, hist_t, kitty_known, match_slots, public_scrub, shuffle_cards, slots_allowed,
     world_deal, world_history,
 )
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
@@ -112,7 +105,8 @@ cdef void enum_rec(enum_t* e, int i, int need, hand_t cur) noexcept nogil:
         k -= 1
 
 
-cdef int enum_follows(const game_t* g, hand_t hand, hand_t must, hand_t* out, int limit) noexcept nogil:
+cdef int enum_follows(const game_t* g, hand_t hand, hand_t must, hand_t* out,
+                      int limit) noexcept nogil:
     """Legal follows from `hand` to the trick's lead that contain `must` (at most `limit` written;
     returns the count, limit + 1 meaning "more")."""
     cdef enum_t e
@@ -181,9 +175,8 @@ cdef int sample_world_tries(const game_t* src, game_t* dst, int seat, rng_t* rng
     cdef int pin_code[16]
     cdef int pin_loc[16]          # bit mask of locations that may hold the pinned copies
     cdef int pin_need[16]
-    cdef int npin = 0, n = 0, nslot = 0, i, j, k, s, L, tries, tmp, code, cnt, ok, bad, best
-    cdef int rest_known = kitty_known(src, seat), nrest = 0
-    cdef int in_deal = src.phase == PH_DEAL
+    cdef int npin = 0, n = 0, nslot = 0, i, j, k, _k, s, L, tries, tmp, code, cnt, ok
+    cdef int rest_known = kitty_known(src, seat), nrest = 0, in_deal = src.phase == PH_DEAL
     cdef hand_t pool[4]
     cdef hand_t left, gone
     memcpy(dst, src, sizeof(game_t))
@@ -216,11 +209,12 @@ cdef int sample_world_tries(const game_t* src, game_t* dst, int seat, rng_t* rng
         cnt = 0
         for L in range(4):
             cnt += hand_copies(pool[L], code)
-        for k in range(cnt):
+        for _k in range(cnt):
             card[n] = code
             allowed[n] = (1 << LOC_REST) if nrest else 0
             for j in range(3):
-                if src.phase < PH_LEAD or not (src.t.void_mask[loc_seat[j]] >> eff_code(src, code)) & 1:
+                if (src.phase < PH_LEAD
+                        or not (src.t.void_mask[loc_seat[j]] >> eff_code(src, code)) & 1):
                     allowed[n] |= 1 << j
             n += 1
     # shown and unplayed cards stay with their seat (or its kitty)
@@ -245,7 +239,7 @@ cdef int sample_world_tries(const game_t* src, game_t* dst, int seat, rng_t* rng
                 pin_loc[npin] |= 1 << LOC_REST
             npin += 1
     for L in range(4):
-        for k in range(cap[L]):
+        for _k in range(cap[L]):
             slot[nslot] = L
             nslot += 1
     # rejection: a uniform permutation of the hidden cards into the slots, kept when consistent
@@ -280,7 +274,7 @@ cdef int sample_world_tries(const game_t* src, game_t* dst, int seat, rng_t* rng
     else:
         for i in range(n):
             where[i] = slot[where[i]]
-        for k in range(200 * n):
+        for _k in range(200 * n):
             i = rng_below(rng, n)
             j = rng_below(rng, n)
             if where[i] != where[j] and (allowed[i] >> where[j]) & 1 and \
@@ -346,12 +340,8 @@ def fill_slots(cls, tuple slots, tuple values):
 # The Python face
 
 cdef class GameCore:
-    """A game_t with its one-row batch. Built by fastsheng.engine.game; not a public API."""
-    cdef game_t g
-    cdef batch_t b
-    cdef rng_t master
-    cdef hand_row_t row
-    cdef short* trace
+    """A game_t with its one-row batch (fields in _state.pxd). Built by fastsheng.engine.game;
+    not a public API."""
 
     def __cinit__(self):
         self.trace = <short*>malloc(TRACE_CAP * sizeof(short))
@@ -393,12 +383,13 @@ cdef class GameCore:
     def start_hand(self, rules_fields, bots, int external, state, long index, int level,
                    unsigned long long id_base, int first_hand):
         """Hand `index` of the batch whose stream is `state`, exactly as run_batch deals it."""
+        cdef int _k
         cdef rng_t skip
         cdef long k
         self._reset(rules_fields, bots, external)
         for k in range(4):
             self.master.s[k] = state[k]
-        for k in range(index):
+        for _k in range(index):
             rng_split(&self.master, &skip)
         self.b.level = level
         self.b.first_hand = first_hand
@@ -461,8 +452,8 @@ cdef class GameCore:
         cdef game_t* p = <game_t*>(q + PUB_HEADER)
         cdef batch_t* b = <batch_t*>(q + PUB_HEADER + sizeof(game_t))
         cdef hand_row_t* row = <hand_row_t*>(q + PUB_HEADER + sizeof(game_t) + sizeof(batch_t))
-        cdef short* tr = <short*>(q + PUB_HEADER + sizeof(game_t) + sizeof(batch_t) +
-                                   sizeof(hand_row_t))
+        cdef short* tr = <short*>(q + PUB_HEADER + sizeof(game_t) + sizeof(batch_t)
+                                  + sizeof(hand_row_t))
         memset(q, 0, PUB_HEADER)
         (<int*>q)[0] = PUB_MAGIC
         (<int*>q)[1] = seat
@@ -624,149 +615,6 @@ cdef class GameCore:
 
     def hand(self, int seat):
         return from_hand(self.g.t.hands[seat])
-
-    def misfits(self, int seat, int bot, lineup=None):
-        """Tests and analysis: the other seats' past plays in this game that the C bot `bot`
-        would not have made (fastsheng.bots._infer.misfits, from `seat`'s side), -1 when a past
-        play contradicts the cards. `lineup` (a fastsheng.bots.Lineup): read as its
-        seat 0 reads the play (its soft, kitty, kinds, belief and models,
-        fastsheng.bots._infer.fit_units; a float when it judges by soft)."""
-        cdef rng_t r
-        cdef fit_t f
-        cdef int m
-        rng_seed(&r, 1, 2, 3, 4)
-        if lineup is None:
-            return misfits(&self.g, seat, bot, &r, 1 << 20)
-        cdef const lineup_t* L = lineup_of(lineup)
-        cdef const bot_t* saved_rows = self.g.t.rows
-        fit_from(&f, L.rows, &L.seats[0], bot)
-        self.g.t.rows = L.rows       # the replay asks the bots of the line-up's table
-        m = fit_units(&self.g, seat, &f, &r, 1 << 30)
-        self.g.t.rows = saved_rows
-        return -1 if m < 0 else (m / 100.0 if f.soft > 0 else m // 100)
-
-    def decision_rows(self, int seat, int bot, int kind=1):
-        """Analysis (the learned belief's training rows, analysis/train_belief.py): the
-        features of every past decision of another seat in this game, from `seat`'s side with
-        this game's cards (fastsheng.bots._infer.fit_rows; kind 1: of the play made, 2: of the
-        model's play), as bytes of NB_IN float32s per row; empty when a past play
-        contradicts the cards."""
-        cdef rng_t r
-        cdef rows_t rows
-        cdef fit_t f
-        cdef int m
-        fit_plain(&f, bot)
-        rows.cap = 4 * 25 * 4
-        rows.n = 0
-        rows.kind = kind
-        rows.x = <float*>malloc(rows.cap * NB_IN * sizeof(float))
-        if rows.x == NULL:
-            raise MemoryError()
-        try:
-            rng_seed(&r, 1, 2, 3, 4)
-            m = fit_rows(&self.g, seat, &f, &r, 1 << 30, &rows)
-            if m < 0:
-                return b""
-            return PyBytes_FromStringAndSize(<char*>rows.x, rows.n * NB_IN * sizeof(float))
-        finally:
-            free(rows.x)
-
-    def card_rows(self, int seat):
-        """Analysis (the per-card belief's training rows, analysis/train_card_belief.py):
-        the features of every (card code, place) pair from `seat`'s side
-        (fastsheng.bots._card_belief.card_features: 54 x NPLACE x NCF float32s), the free copies of
-        each code (54 int32s), the places each may lie in (54 x NPLACE int32s) and where this
-        game's free copies lie (54 x NPLACE int32s: copies in the place minus those pinned
-        there), all as bytes."""
-        cdef float* x = <float*>malloc(54 * NPLACE * NCF * sizeof(float))
-        cdef int fr[54]
-        cdef int ok[54 * NPLACE]
-        cdef int at[54 * NPLACE]
-        cdef int code, p, s, k
-        cdef hand_t h, pin
-        if x == NULL:
-            raise MemoryError()
-        try:
-            card_features(&self.g, seat, x, fr, ok)
-            for code in range(54):
-                for p in range(NPLACE):
-                    k = 0
-                    if fr[code]:
-                        if p == 3:
-                            k = 0 if kitty_known(&self.g, seat) else hand_copies(self.g.kitty, code)
-                        else:
-                            s = (seat + 1 + p) & 3
-                            h = self.g.t.hands[s]
-                            pin = shown_unplayed(&self.g, s)
-                            k = hand_copies(h, code) - hand_copies(pin, code)
-                    at[code * NPLACE + p] = k if k > 0 else 0
-            return (PyBytes_FromStringAndSize(<char*>x, 54 * NPLACE * NCF * sizeof(float)),
-                    PyBytes_FromStringAndSize(<char*>fr, sizeof(fr)),
-                    PyBytes_FromStringAndSize(<char*>ok, sizeof(ok)),
-                    PyBytes_FromStringAndSize(<char*>at, sizeof(at)))
-        finally:
-            free(x)
-
-    def card_logq(self, int seat, lineup):
-        """Analysis: the per-card belief of seat 0 of `lineup` (a fastsheng.bots.Lineup): log P(a free copy of code lies in place) from `seat`'s side, 5 x 54 float32s
-        as bytes (places: seats 0-3, 4 the kitty; 0 where it may not lie); None when that seat
-        has no per-card model."""
-        cdef float lq[5][54]
-        cdef const lineup_t* L = lineup_of(lineup)
-        if not card_logq(&self.g, seat, L.seats[0].cards, 1.0, lq):
-            return None
-        return PyBytes_FromStringAndSize(<char*>lq, sizeof(lq))
-
-    def chain_marginals(self, lineup, int seat, int n, int steps, int burn, seed):
-        """Analysis (how sharp the inference chain's beliefs are, training/train_card_belief.py
-        `sharp`): where the free copies lie in `n` worlds of the chain that seat 0 of `lineup`
-        (a fastsheng.bots.Lineup: a search-v3 spec's reading settings and models)
-        would run from `seat`'s side (`steps` swaps apart after `burn`), summed: 5 x 54 int32s
-        as bytes (places: seats 0-3, 4 the kitty), the copies of each code in each place but
-        those pinned there. None when no world could be dealt."""
-        cdef const lineup_t* L = lineup_of(lineup)
-        cdef chain_t* ch = <chain_t*>malloc(sizeof(chain_t))
-        cdef game_t* first = <game_t*>malloc(sizeof(game_t))
-        cdef rng_t r
-        cdef int cnt[5][54]
-        cdef int i, p, code, k, tries
-        cdef hand_t h
-        cdef seat_t saved_seat = self.b.seats[seat]
-        cdef const bot_t* saved_rows = self.g.t.rows
-        cdef double odds = exp(-L.seats[0].search.infer / 10.0)
-        if ch == NULL or first == NULL:
-            free(ch)
-            free(first)
-            raise MemoryError()
-        # the chain reads the play as the line-up's seat would, sitting at `seat`
-        self.b.seats[seat] = L.seats[0]
-        self.g.t.rows = L.rows
-        import numpy as np
-        try:
-            a, b = np.random.SeedSequence(seed).generate_state(2, np.uint64)
-            rng_seed(&r, int(a), int(b), 1, 2)
-            memset(cnt, 0, sizeof(cnt))
-            for tries in range(16):
-                world_from_game(&self.g, first, seat, &r, 64)
-                chain_start(ch, &self.g, first, seat, odds, &r)
-                if ch.m >= 0:
-                    break
-            chain_run(ch, burn, &r)
-            for i in range(n):
-                chain_run(ch, steps, &r)
-                for p in range(5):
-                    if p == seat or (p == 4 and ch.loc[ch.nloc - 1] != 4):
-                        continue      # the seat itself, the kitty it knows
-                    h = ch.w.kitty if p == 4 else ch.w.t.hands[p]
-                    for code in range(54):
-                        k = hand_copies(h, code) - hand_copies(ch.pinned[p], code)
-                        cnt[p][code] += k if k > 0 else 0
-            return PyBytes_FromStringAndSize(<char*>cnt, sizeof(cnt))
-        finally:
-            self.b.seats[seat] = saved_seat
-            self.g.t.rows = saved_rows
-            free(ch)
-            free(first)
 
     def hand_size(self, int seat):
         return hand_count(self.g.t.hands[seat])
@@ -963,8 +811,8 @@ cdef class GameCore:
 
 cdef inline long pow3(int n) noexcept:
     cdef long r = 1
-    cdef int i
-    for i in range(n):
+    cdef int _i
+    for _i in range(n):
         r *= 3
     return r
 

@@ -38,8 +38,7 @@ from fastsheng._bitboard cimport (
     hand_minus, hand_t, hand_union, lsb, popcount, u64, u8,
 )
 from fastsheng._core cimport (
-    FOLLOW_SUIT, KIND_THROW, ctx_t, follow_ok, hand_points, lead_shape, shape_t, throw_check,
-)
+    FOLLOW_SUIT, KIND_THROW, ctx_t, follow_ok, hand_points, lead_shape, shape_t, throw_check)
 from fastsheng._game cimport (
     DEC_BURY, DEC_DECLARE, EV_BURY, EV_CHAODI, EV_DEAL, EV_END, EV_REDEAL, EV_RESULT, EV_SHOW,
     EV_TRICK, EV_TRUMP, PH_BURY, PH_CLOSE, PH_DEAL, PH_DONE, PH_FOLLOW, PH_LEAD, PH_SETUP,

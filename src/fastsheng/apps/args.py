@@ -16,6 +16,7 @@ __all__ = [
     "check_workers",
     "parse_batch_size",
     "parse_bots",
+    "parse_isolation",
     "parse_precision",
     "study_options",
 ]
@@ -38,10 +39,29 @@ def parse_bots(text: str) -> tuple[str, str, str, str]:
             f"--bots takes one bot name, two (team 0 at seats 0/2, team 1 at seats 1/3) or four "
             f"(one per seat), not {text!r}"
         )
-    try:
-        return check_bots(names)
+    try:  # the names only: the run makes the Python bots, isolated or not, once it knows which
+        return check_bots(names, imports=False)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+
+
+def parse_isolation(isolate, timeout, memory, on_error) -> dict[str, Any]:
+    """``--isolate/--no-isolate``, ``--bot-timeout``, ``--bot-memory``, ``--on-bot-error`` as
+    ``{"isolate": bool | None, "bot_limits": BotLimits | None}`` (None: not given)."""
+    from fastsheng.engine.isolation import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, BotLimits
+
+    if timeout is None and memory is None and on_error is None:
+        return {"isolate": isolate, "bot_limits": None}
+    try:
+        seconds = DEFAULT_TIMEOUT if timeout is None else float(timeout)
+    except ValueError:
+        raise UserError(f"--bot-timeout takes seconds such as 5 or 0.5, not {timeout!r}") from None
+    mb = DEFAULT_MEMORY_MB if memory is None else parse_count(memory, "--bot-memory", minimum=64)
+    try:
+        limits = BotLimits(seconds, mb, on_error)
+    except ValueError as exc:
+        raise UserError(f"{exc} (--bot-timeout, --bot-memory, --on-bot-error)") from None
+    return {"isolate": isolate, "bot_limits": limits}
 
 
 def parse_batch_size(text: str | None, maximum: int = _MAX_BATCH) -> int | None:

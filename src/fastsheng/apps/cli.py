@@ -24,7 +24,7 @@ from fastsheng.apps import (
     sim_command,
     study_commands,
 )
-from fastsheng.apps.args import check_workers, parse_batch_size
+from fastsheng.apps.args import check_workers, parse_batch_size, parse_isolation
 from fastsheng.apps.failures import EXIT_INTERRUPTED, EXITS, explain, failures
 from fastsheng.apps.sim_command import default_out, short_count, summary_text
 from fastsheng.sim import progress as _progress
@@ -164,6 +164,46 @@ Scheduler = Annotated[
 QuietRun = Annotated[
     bool, typer.Option("--quiet", "-q", metavar=FLAG, help="No progress and no summary.")
 ]
+# Isolated Python bots (fastsheng.engine.isolation): the same four options on sim, compare,
+# ladder and sweep
+Isolate = Annotated[
+    bool | None,
+    typer.Option(
+        "--isolate/--no-isolate",
+        metavar=FLAG,
+        help="Play each Python bot (module:Class) in a process of its own, which never holds "
+        "the game, the deal or the seed. Default: on when the Python bots come from two or "
+        "more top-level modules (authors), or a --bot-* limit is given; off otherwise, since "
+        "it costs speed. Off, a Python bot is trusted code: it runs beside the game and could "
+        "read every hidden card.",
+    ),
+]
+BotTimeout = Annotated[
+    str | None,
+    typer.Option(
+        "--bot-timeout",
+        metavar="SECONDS",
+        help="Seconds an isolated bot may take per decision (default 5).",
+    ),
+]
+BotMemory = Annotated[
+    str | None,
+    typer.Option(
+        "--bot-memory",
+        metavar="MB",
+        help="MB of memory of an isolated bot's process (default 2048).",
+    ),
+]
+OnBotError = Annotated[
+    str | None,
+    typer.Option(
+        "--on-bot-error",
+        metavar="forfeit|stop",
+        help="An isolated bot that is too slow, runs out of memory, crashes or answers "
+        "illegally: forfeit (its team loses the hand; the default in hands mode) or stop (the "
+        "run; matches mode).",
+    ),
+]
 
 
 @app.command()
@@ -181,14 +221,21 @@ def sim(
     resume: Resume = False,
     scheduler: Scheduler = None,
     quiet: QuietRun = False,
+    isolate: Isolate = None,
+    bot_timeout: BotTimeout = None,
+    bot_memory: BotMemory = None,
+    on_bot_error: OnBotError = None,
 ) -> None:
     """Play N hands (or matches) with bots and write them to a Parquet dataset."""
     from fastsheng.sim import runner
 
     options = sim_command.run_options(n, rules, bots, seed, batch_size)
     check_workers(workers)
+    isolation = parse_isolation(isolate, bot_timeout, bot_memory, on_bot_error)
     base = sim_command.resumed_manifest(out, resume, options)
-    spec = runner.RunSpec.from_options(mode=mode, level=level, tricks=tricks, base=base, **options)
+    spec = runner.RunSpec.from_options(
+        mode=mode, level=level, tricks=tricks, base=base, **options, **isolation
+    )
     target = sim_command.sim_target(out, spec)
     reporter = _progress.make_reporter(quiet=quiet)
     reporter.seed_drawn = seed is None and base is None
@@ -385,6 +432,10 @@ def compare_cmd(
     precision: ComparePrecision = None,
     check_bots: CompareCheckBots = None,
     check_n: CheckN = None,
+    isolate: Isolate = None,
+    bot_timeout: BotTimeout = None,
+    bot_memory: BotMemory = None,
+    on_bot_error: OnBotError = None,
 ) -> None:
     """Paired comparison of two variants over the same deals (common random numbers)."""
     study_commands.run_compare(**locals())
@@ -437,6 +488,10 @@ def ladder_cmd(
     out: LadderOut = None,
     markdown: Markdown = False,
     quiet: QuietProgress = False,
+    isolate: Isolate = None,
+    bot_timeout: BotTimeout = None,
+    bot_memory: BotMemory = None,
+    on_bot_error: OnBotError = None,
 ) -> None:
     """Every pair of bots on paired deals (seats swapped): net levels, hands won, ratings."""
     from fastsheng.studies.ladder import ladder_command
@@ -444,6 +499,7 @@ def ladder_cmd(
     if n is None:
         raise UserError("missing -n: how many deals each pair plays, e.g. -n 2e4")
     check_workers(workers)
+    isolation = parse_isolation(isolate, bot_timeout, bot_memory, on_bot_error)
     code = ladder_command(
         bots,
         parse_count(n, "-n", maximum=MAX_N),
@@ -456,6 +512,7 @@ def ladder_cmd(
         out=out,
         markdown=markdown,
         quiet=quiet,
+        **isolation,
     )
     if code:
         raise typer.Exit(code)
@@ -531,6 +588,10 @@ def sweep_cmd(
     scheduler: Scheduler = None,
     out: StudyOut = None,
     quiet: QuietRun = False,
+    isolate: Isolate = None,
+    bot_timeout: BotTimeout = None,
+    bot_memory: BotMemory = None,
+    on_bot_error: OnBotError = None,
 ) -> None:
     """A baseline and many variants on the same deals: paired effects, adjusted intervals."""
     study_commands.run_sweep(**locals())

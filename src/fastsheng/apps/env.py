@@ -18,6 +18,12 @@ Rewards are in levels, zero-sum per team, given once when the hand ends: the win
 level gain (the ``levels`` column of ``simulate_hands``) to its two agents, its negative to the
 two others. A defenders' take-over that gains 0 levels scores 0 for everyone; the hand's full
 row (``winner`` included) is in every agent's ``infos[agent]["result"]`` at the end.
+
+The environment holds the real game (``env.unwrapped.game``, all four hands) in your process,
+so an agent running in that process can reach it, and every hidden card with it: an agent is
+trusted code, and the observation is sealed against accidents only. Agents you do not trust
+play as isolated bots instead (``fastsheng.simulate_hands(..., isolate=True)``: each in a
+process of its own, docs/game.md "Isolated bots").
 """
 
 from __future__ import annotations

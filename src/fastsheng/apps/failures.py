@@ -2,7 +2,8 @@
 
 User mistakes (a bad count, an unknown preset or bot, a malformed rules file, an output folder
 that exists, an unreachable scheduler, a corrupt part...) print one line ``error: ...`` and exit
-with code 2, never a traceback; Ctrl-C exits with 130 and a stopped run says how to finish it.
+with code 2, never a traceback, and so does what the machine lacks (a full disk, memory running
+out); Ctrl-C exits with 130 and a stopped run says how to finish it.
 """
 
 from __future__ import annotations
@@ -77,6 +78,36 @@ def _scheduler_lost(exc) -> tuple[int, str]:
     )
 
 
+# what a run that ran out of memory can do, when the command has not said it (compare, sweep)
+_LESS_MEMORY = "fewer --workers or a smaller --batch-size need less memory"
+
+
+def _out_of_memory(exc) -> tuple[int, str]:
+    kept = f"{exc.done} of {exc.total} batches kept in {exc.out}" if exc.out else ""
+    finish = getattr(exc, "finish", None) or _LESS_MEMORY
+    return EXIT_USAGE, _one_line("; ".join(filter(None, (str(exc), kept, finish))))
+
+
+def _no_memory(exc: BaseException) -> tuple[int, str]:
+    """Memory ran out outside a run's batches (reading a run, a report...)."""
+    from fastsheng.sim.faults import memory_detail
+
+    return EXIT_USAGE, _one_line(
+        f"out of memory ({memory_detail(exc)}); give fastsheng more memory (a higher ulimit -v, "
+        "fewer programs running) or a smaller job"
+    )
+
+
+def _import_failed(exc: ImportError) -> tuple[int, str]:
+    """A module that is not there (the C core not built, a dependency missing), or one that could
+    not be loaded for want of memory: that is no installation problem."""
+    from fastsheng.sim.faults import out_of_memory
+
+    if out_of_memory(exc):
+        return _no_memory(exc)
+    return 1, _one_line(f"{exc} (is fastsheng installed and built? pip install .)")
+
+
 def _disk_full(exc) -> tuple[int, str]:
     finish = getattr(exc, "finish", None)
     return _mistake(exc) if finish is None else (EXIT_USAGE, _one_line(f"{exc}; {finish}"))
@@ -102,6 +133,7 @@ def failures() -> tuple[tuple[tuple[type, ...], Any], ...]:
             ((runner.RunInterrupted,), _interrupted),
             ((runner.SchedulerLost,), _scheduler_lost),
             ((runner.DiskFull,), _disk_full),
+            ((runner.OutOfMemory,), _out_of_memory),
             ((runner.BatchFailed,), _batch_failed),
         )
     )
@@ -109,11 +141,9 @@ def failures() -> tuple[tuple[tuple[type, ...], Any], ...]:
         *stops,
         (_USAGE_ERRORS, _usage),
         ((*_ABORTS, KeyboardInterrupt), lambda exc: (EXIT_INTERRUPTED, _one_line("interrupted"))),
-        # the C core is not built, or a dependency is missing
-        (
-            (ImportError,),
-            lambda exc: (1, _one_line(f"{exc} (is fastsheng installed and built? pip install .)")),
-        ),
+        ((MemoryError,), _no_memory),
+        # the C core is not built, or a dependency is missing (or memory ran out loading it)
+        ((ImportError,), _import_failed),
         ((FastshengError, ValueError, OSError), _mistake),
     )
 

@@ -85,7 +85,8 @@ def _trace(spec, hand_id: int):
     """The trace of hand ``hand_id`` of the run ``spec``, replayed from its seed."""
     from fastsheng.engine.hands import trace_hand
 
-    common = {"bot_stream": spec.bot_stream}
+    # an isolated run's bots replay isolated: their random streams are seeded otherwise
+    common = {"bot_stream": spec.bot_stream, "isolate": spec.isolate, "bot_limits": spec.bot_limits}
     if spec.mode == "matches":  # hand_id = match_id * 65536 + hand_no
         match_id, hand_no = divmod(hand_id, 65536)
         batch, index = divmod(match_id, spec.batch_size)

@@ -119,6 +119,16 @@ def resume_hints(target: str, scheduler: str | None):
         free = "free some space, then: " if isinstance(exc, runner.DiskFull) else "finish with: "
         exc.finish = free + again
         raise
+    except runner.OutOfMemory as exc:
+        # a resumed run keeps its batch size (it decides the deals): only a new run can shrink it
+        smaller = "(a smaller --batch-size needs a new run)"
+        if scheduler:
+            again = resume_command(exc.out, scheduler)
+            exc.finish = f"give the Dask workers more memory, then: {again} {smaller}"
+        else:
+            again = resume_command(exc.out, None) + " --workers 1"
+            exc.finish = f"finish with fewer workers: {again} {smaller}"
+        raise
     except runner.BatchFailed as exc:
         exc.finish = f"finished batches are kept in {target} (--resume finishes the run)"
         raise
@@ -158,7 +168,8 @@ def summary_text(result) -> str:
     head = (
         f"wrote {rows:,} {unit} to" if result.batches_run else f"nothing to do: {rows:,} {unit} in"
     )
-    lines.append(f"{head} {result.out} ({state}, {len(m['batches'])} parts)")
+    n_parts = len(m["batches"])
+    lines.append(f"{head} {result.out} ({state}, {n_parts} part{'' if n_parts == 1 else 's'})")
     if result.rows_run:
         share = (
             100.0 * result.write_seconds / (result.sim_seconds + result.write_seconds)
@@ -184,6 +195,11 @@ def summary_text(result) -> str:
     hist = stats.get("level_change")
     if hands and hist:
         lines.append("  levels       " + level_change_text(hist, hands))
+    if stats.get("forfeits"):
+        lines.append(
+            f"  forfeits     {stats['forfeits']:,} hands lost to an isolated bot's failure "
+            "(the forfeit column names the seat)"
+        )
     if rows and unit == "matches" and stats.get("match_winner"):
         won = stats["match_winner"]
         parts = [

@@ -399,10 +399,12 @@ class Table:
 
     def show_result(self, ev: dict[str, Any]) -> None:
         row = self.g.result()
-        self.say(
-            f"defenders {ev['trick_points']} from tricks, kitty bonus {ev['kitty_bonus']} "
-            f"(x{ev['kitty_mult']}), penalty {ev['penalty']}"
+        kitty = (  # "kitty bonus 0 (x2)" would read as a capture worth nothing
+            f"kitty bonus {ev['kitty_bonus']} (x{ev['kitty_mult']})"
+            if row["kitty_captured"]
+            else "kitty not captured"
         )
+        self.say(f"defenders {ev['trick_points']} from tricks, {kitty}, penalty {ev['penalty']}")
         dealer = self._dealer if self._dealer is not None else row["dealer"]
         won = ev["winner"]
         seats = dealer % 2 if won == "dealer" else 1 - dealer % 2

@@ -289,7 +289,7 @@ cdef int card_logq(const game_t* g, int seat, const cards_t* m, float lam,
             if not ok[code * NPLACE + p]:
                 continue
             o = x + (code * NPLACE + p) * NCF
-            y = mlp_forward(&m.net, o, xs)
+            y = mlp_forward(&m.net, o, xs, NCF)
             sc[p] = y
             if y > top:
                 top = y

@@ -39,7 +39,9 @@ from fastsheng.bots._heuristic cimport NBOTS
 from fastsheng.bots._infer cimport chain_run, chain_start, chain_t
 from fastsheng.bots._learned cimport predict_gains
 from fastsheng.bots._models cimport learned_t
-from fastsheng.bots._search cimport MAX_CANDS, candidates, outcome, playout, scratch_batch
+from fastsheng.bots._search cimport (
+    MAX_CANDS, candidates, outcome, playout, race_run, race_t, scratch_batch,
+)
 from fastsheng.bots._seat cimport search_t
 from fastsheng._worlds cimport world_from_game, worlds_close, worlds_draw, worlds_open
 
@@ -92,30 +94,39 @@ cdef int rank_challengers(game_t* g, int seat, const learned_t* m, hand_t* cands
     return 1
 
 
+# what a race's rounds deal their worlds from (race_round's ctx)
+cdef struct dealer_t:
+    void* maker              # the decision's world dealer (NULL: each world dealt alone)
+    chain_t** chs            # the inference chains, taken in turn (nch = 0: none)
+    int nch
+    const search_t* o
+
+
 cdef void race_round(game_t* g, int seat, const hand_t* cands, const int* alive, int n, int nw,
-                     double* sum_d, double* sum_d2, batch_t* pb, void* maker,
-                     chain_t** chs, int nch, int w0, const search_t* o) noexcept nogil:
-    """nw more common worlds (from `maker`, the decision's world dealer, when there is one; the
-    real deal when `oracle`): the reference and every live challenger played out in each."""
+                     int w0, double* sum_d, double* sum_d2, batch_t* pb,
+                     void* ctx) noexcept nogil:
+    """nw more common worlds (from the chains, the decision's world dealer, or the real deal
+    with `oracle`): the reference and every live challenger played out in each."""
     global NPLAY, MISS_KEPT, NWORLD
+    cdef const dealer_t* d = <const dealer_t*>ctx
     cdef game_t world, play
     cdef hand_row_t prow
     cdef long long base_x, x
     cdef int w, i
     cdef chain_t* ch
     for w in range(nw):
-        ch = chs[(w0 + w) % nch] if nch > 0 else NULL
-        if o.oracle:
+        ch = d.chs[(w0 + w) % d.nch] if d.nch > 0 else NULL
+        if d.o.oracle:
             memcpy(&world, g, sizeof(game_t))
             rng_split(g.t.rng, &world.deal_rng)
             rng_split(g.t.rng, &world.bot_rng)
         elif ch != NULL:
-            chain_run(ch, o.steps, g.t.rng)
+            chain_run(ch, d.o.steps, g.t.rng)
             memcpy(&world, &ch.w, sizeof(game_t))
             MISS_KEPT += ch.m
             NWORLD += 1
-        elif maker != NULL:
-            worlds_draw(maker, &world, g.t.rng, WORLD_TRIES)
+        elif d.maker != NULL:
+            worlds_draw(d.maker, &world, g.t.rng, WORLD_TRIES)
         else:
             world_from_game(g, &world, seat, g.t.rng, WORLD_TRIES)
         playout(&world, &play, pb, &prow, seat, cands[0])
@@ -157,82 +168,41 @@ cdef chain_t* open_chain(game_t* g, int seat, void* maker, double odds) noexcept
 
 cdef int race(game_t* g, int seat, const hand_t* cands, int n, int k, double odds, double z,
               const search_t* o) noexcept nogil:
-    """The index of the challenger that wins the race against cands[0], or 0. odds > 0: the
-    worlds come in turn from the seat's inference chains (fastsheng.bots._infer) with these odds
-    per misfit; z: the gate, the winner's mean gain above z standard errors."""
+    """The index of the challenger that wins the race against cands[0], or 0 (the race of
+    fastsheng.bots._search.race_run). odds > 0: the worlds come in turn from the seat's
+    inference chains (fastsheng.bots._infer) with these odds per misfit; z: the gate, the
+    winner's mean gain above z standard errors."""
     global NSTEP, NACC
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
     cdef double mean_of[MAX_CANDS]
     cdef int alive[MAX_CANDS]
     cdef batch_t pb
-    cdef int i, j, w = 0, nw, nalive, keep, rank, best = 0
-    cdef double var, mean
-    # the public state's setup once for all the race's worlds (the same worlds, far cheaper)
-    cdef void* maker = worlds_open(g, seat) if o.maker else NULL
+    cdef int best, w
     cdef chain_t* chs[MAX_CHAINS]
-    cdef int c, _c, nch = 0
+    cdef int c, _c
+    cdef race_t r = race_t(k, o.k0, z, o.zdrop, 1, 0)
+    cdef dealer_t d
+    # the public state's setup once for all the race's worlds (the same worlds, far cheaper)
+    d.maker = worlds_open(g, seat) if o.maker else NULL
+    d.chs = chs
+    d.nch = 0
+    d.o = o
     if odds > 0:
         for _c in range(o.chains if o.chains <= MAX_CHAINS else MAX_CHAINS):
-            chs[nch] = open_chain(g, seat, maker, odds)
-            if chs[nch] != NULL:
-                nch += 1
+            chs[d.nch] = open_chain(g, seat, d.maker, odds)
+            if chs[d.nch] != NULL:
+                d.nch += 1
     scratch_batch(g.b, &pb)
-    alive[0] = 0
-    for i in range(1, n):
-        alive[i] = 1
-        sum_d[i] = 0
-        sum_d2[i] = 0
-        mean_of[i] = 0
-    nw = o.k0 if o.k0 < k else k
-    if nw < 2:
-        nw = 2
-    while True:
-        race_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, maker, chs, nch, w, o)
-        w += nw
-        nalive = 0
-        for i in range(1, n):
-            if alive[i]:
-                mean_of[i] = sum_d[i] / w
-                var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
-                # not ahead, or off course to clear the gate at k worlds
-                if mean_of[i] <= 0 or (w < k and mean_of[i] * mean_of[i] * k <
-                                       o.zdrop * o.zdrop * z * z * var):
-                    alive[i] = 0
-                else:
-                    nalive += 1
-        if nalive == 0 or w >= k:
-            break
-        if nalive > 1:
-            # keep the better half (ranks read before any is dropped)
-            keep = (nalive + 1) // 2
-            for i in range(1, n):
-                if alive[i]:
-                    rank = 0
-                    for j in range(1, n):
-                        if alive[j] and (mean_of[j] > mean_of[i] or
-                                         (mean_of[j] == mean_of[i] and j < i)):
-                            rank += 1
-                    if rank >= keep:
-                        alive[i] = 2
-            for i in range(1, n):
-                if alive[i] == 2:
-                    alive[i] = 0
-        nw = w if w + w <= k else k - w
-    worlds_close(maker)
-    for c in range(nch):
+    best = race_run(g, seat, cands, n, &r, race_round, <void*>&d, &pb, alive, sum_d, sum_d2,
+                    mean_of, &w)
+    worlds_close(d.maker)
+    for c in range(d.nch):
         # (analysis counters)
         NSTEP += chs[c].steps
         NACC += chs[c].accepted
         free(chs[c])
     g.b.errors += pb.errors
-    mean = 0.0
-    for i in range(1, n):
-        if alive[i] and mean_of[i] > mean:
-            var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
-            if mean_of[i] * mean_of[i] * w > z * z * var:
-                mean = mean_of[i]
-                best = i
     return best
 
 

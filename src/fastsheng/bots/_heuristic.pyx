@@ -27,14 +27,13 @@ cdef extern from *:
     """
 
 from fastsheng._bitboard cimport (
-    SMALL_JOKER, hand_add_card, hand_count, hand_empty,
-    hand_mask, hand_minus, hand_remove_card, hand_t, lsb, msb, popcount, u64,
+    SMALL_JOKER, hand_add_card, hand_count, hand_empty, hand_mask, hand_minus, hand_remove_card,
+    hand_t, lsb, msb, popcount, u64,
 )
 from fastsheng._core cimport (
     FILL_TRUMP_FIRST, FOLLOW_SUIT, PEN_HALF_STAKE, KIND_THROW, KIND_TRACTOR, MAXUNITS, TRUMP,
     card_key_bits, ctx_t, eff_of, hand_points, level_change, pack, pair_key_bits, play_strength,
-    run_starts, rules_t, shape_t, split_units, throw_penalty_points, unit_t,
-)
+    run_starts, rules_t, shape_t, split_units, throw_penalty_points, unit_t)
 from fastsheng._rng cimport rng_below, rng_t
 from fastsheng._table cimport current_winner, table_t, trick_t, would_win
 

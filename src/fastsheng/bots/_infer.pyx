@@ -119,11 +119,11 @@ cdef inline int judged(game_t* r, int s, hand_t model_play, hand_t played, const
         elif kind == 2:
             # -log P(what was seen): the model's play kept or left, at the learned odds
             x[NFEAT] = 0
-            y = mlp_forward(&bm.net, x, xs)
+            y = mlp_forward(&bm.net, x, xs, NB_IN)
             y = 100 * (log1p(exp(-y)) if not same else log1p(exp(y)))
             return <int>bm.span if y >= bm.span else <int>(y + 0.5)
         else:
-            y = 100 * (bm.clip - mlp_forward(&bm.net, x, xs))
+            y = 100 * (bm.clip - mlp_forward(&bm.net, x, xs, NB_IN))
             return 0 if y <= 0 else (<int>bm.span if y >= bm.span else <int>(y + 0.5))
     if same:
         return 0
@@ -131,7 +131,7 @@ cdef inline int judged(game_t* r, int s, hand_t model_play, hand_t played, const
         return 100
     # the learned judgement: the predicted gain of the play made over the model bot's
     cand_features(r, s, played, model_play, 0, f.judge.want, x)
-    y = 1.0 - mlp_forward(&f.judge.net, x, xs) / f.soft
+    y = 1.0 - mlp_forward(&f.judge.net, x, xs, NFEAT) / f.soft
     if y <= 0:
         return 0
     if y >= 1:

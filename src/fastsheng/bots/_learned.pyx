@@ -55,7 +55,7 @@ cdef int predict_gains(game_t* g, int seat, const learned_t* m, const hand_t* ca
     y[0] = 0
     for i in range(1, n):
         cand_features(g, seat, cands[i], cands[0], i == 1, n, x)
-        y[i] = mlp_forward(&m.net, x, xs)
+        y[i] = mlp_forward(&m.net, x, xs, NFEAT)
     return 1
 
 
@@ -77,7 +77,7 @@ cdef hand_t choose(game_t* g, int seat, const learned_t* m) noexcept nogil:
     NDEC += 1
     for i in range(1, n):
         cand_features(g, seat, cands[i], cands[0], i == 1, n, x)
-        y = mlp_forward(&m.net, x, xs)
+        y = mlp_forward(&m.net, x, xs, NFEAT)
         if y > best_y:
             best_y = y
             best = i

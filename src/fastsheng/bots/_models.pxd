@@ -15,19 +15,22 @@ cdef struct mlp_t:
     float b2
 
 
-# One forward pass. The sums run in the order every shipped model was trained and frozen with
-# (the modules that inline it compile without FMA contraction), so a model's play never moves.
-# `xs` is the caller's scratch of nin floats.
-cdef inline float mlp_forward(const mlp_t* m, const float* x, float* xs) noexcept nogil:
+# One forward pass of a model of `nin` inputs (the caller's compile-time constant, which the
+# loader checked against the model: inlined, the compiler unrolls the input loops as it did for
+# the per-model copies this replaced). The sums run in the order every shipped model was trained
+# and frozen with (the modules that inline it compile without FMA contraction), so a model's
+# play never moves. `xs` is the caller's scratch of nin floats.
+cdef inline float mlp_forward(const mlp_t* m, const float* x, float* xs,
+                              const int nin) noexcept nogil:
     cdef int i, j
     cdef float z, y = m.b2
     cdef const float* row
-    for j in range(m.nin):
+    for j in range(nin):
         xs[j] = (x[j] - m.mu[j]) / m.sd[j]
     for i in range(m.hidden):
         z = m.b1[i]
-        row = m.w1 + i * m.nin
-        for j in range(m.nin):
+        row = m.w1 + i * nin
+        for j in range(nin):
             z += row[j] * xs[j]
         if z > 0:
             y += m.w2[i] * z

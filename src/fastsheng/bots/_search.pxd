@@ -35,6 +35,31 @@ cdef void playout_call(const game_t* world, game_t* play, batch_t* pb, hand_row_
 # the sums over worlds of its gain over the first (sum_d) and of its square (sum_d2).
 cdef void race_worlds(game_t* g, int seat, int k, int n, const hand_t* cands, const int* choices,
                       double* sum_d, double* sum_d2) noexcept nogil
+# One round of a race: nw more common worlds (w0 dealt before), the reference cands[0] and every
+# live challenger (alive[i]) played out in each, each one's gain over the reference added to
+# sum_d and its square to sum_d2; `ctx` is the round's own state (its world dealer).
+ctypedef void (*round_fn)(game_t* g, int seat, const hand_t* cands, const int* alive, int n,
+                          int nw, int w0, double* sum_d, double* sum_d2, batch_t* pb,
+                          void* ctx) noexcept nogil
+
+# A race of challengers against cands[0] (search-v2's and search-v3's).
+cdef struct race_t:
+    int k                    # worlds at most
+    int k0                   # worlds of the first round
+    double z                 # the gate: the winner's mean gain above z standard errors
+    double zdrop             # dropped when off course to clear the gate at k worlds
+    int halve                # keep the better half after each round
+    int v2                   # search-v2 as published: its drop test's arithmetic, and the
+                             # halving after the last round too
+
+# The race: rounds that double the worlds, dropping the challengers not ahead of the reference,
+# those off course to clear the gate and (with halve) the worse half; the index of the last
+# one standing that clears the gate, 0 if none does, -1 when the v2 race dropped them all.
+# mean_of/alive are the caller's scratch (MAX_CANDS each); w_out the worlds played.
+cdef int race_run(game_t* g, int seat, const hand_t* cands, int n, const race_t* r,
+                  round_fn round, void* ctx, batch_t* pb, int* alive, double* sum_d,
+                  double* sum_d2, double* mean_of, int* w_out) noexcept nogil
+
 # The frozen `search`'s and `search-v2`'s decision for the seat's pending lead or follow (the
 # decisions fastsheng.bots._lineup gives a seat of those families).
 cdef hand_t search_decide(game_t* g, int seat) noexcept nogil

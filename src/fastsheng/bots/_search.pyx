@@ -307,10 +307,10 @@ cdef inline void v2_world(game_t* g, game_t* world, int seat, const search_t* o)
 
 
 cdef void v2_round(game_t* g, int seat, const hand_t* cands, const int* alive, int n, int nw,
-                   double* sum_d, double* sum_d2, batch_t* pb,
-                   const search_t* o) noexcept nogil:
+                   int w0, double* sum_d, double* sum_d2, batch_t* pb, void* ctx) noexcept nogil:
     """nw more common worlds: the base play and every live candidate played out in each."""
     global V2_NPLAY
+    cdef const search_t* o = <const search_t*>ctx
     cdef game_t world, play
     cdef hand_row_t prow
     cdef long long base_x, x
@@ -331,6 +331,81 @@ cdef void v2_round(game_t* g, int seat, const hand_t* cands, const int* alive, i
                 sum_d2[i] += <double>x * x
 
 
+cdef inline bint off_course(const race_t* r, double mean, double var, int w) noexcept nogil:
+    """Not ahead of the reference, or off course to clear the gate at k worlds (search-v2's
+    test in the arithmetic it was published with; the same test otherwise)."""
+    if mean <= 0:
+        return True
+    if w >= r.k:
+        return False
+    if r.v2:
+        return mean * mean * w < r.zdrop * r.zdrop * r.z * r.z * var * w / r.k
+    return mean * mean * r.k < r.zdrop * r.zdrop * r.z * r.z * var
+
+
+cdef void keep_better_half(int* alive, const double* mean_of, int n, int nalive) noexcept nogil:
+    """Drop the worse half of the live challengers (ranks read before any is dropped)."""
+    cdef int i, j, rank, keep = (nalive + 1) // 2
+    for i in range(1, n):
+        if alive[i]:
+            rank = 0
+            for j in range(1, n):
+                if alive[j] and (mean_of[j] > mean_of[i] or
+                                 (mean_of[j] == mean_of[i] and j < i)):
+                    rank += 1
+            if rank >= keep:
+                alive[i] = 2
+    for i in range(1, n):
+        if alive[i] == 2:
+            alive[i] = 0
+
+
+cdef int race_run(game_t* g, int seat, const hand_t* cands, int n, const race_t* r,
+                  round_fn round, void* ctx, batch_t* pb, int* alive, double* sum_d,
+                  double* sum_d2, double* mean_of, int* w_out) noexcept nogil:
+    cdef int i, w = 0, nw, nalive, best = 0
+    cdef double var, mean = 0.0
+    alive[0] = 0
+    for i in range(1, n):
+        alive[i] = 1
+        sum_d[i] = 0
+        sum_d2[i] = 0
+        mean_of[i] = 0
+    nw = r.k0 if r.k0 < r.k else r.k
+    if nw < 2:
+        nw = 2
+    while True:
+        round(g, seat, cands, alive, n, nw, w, sum_d, sum_d2, pb, ctx)
+        w += nw
+        nalive = 0
+        for i in range(1, n):
+            if alive[i]:
+                mean_of[i] = sum_d[i] / w
+                var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
+                if off_course(r, mean_of[i], var, w):
+                    alive[i] = 0
+                else:
+                    nalive += 1
+        w_out[0] = w
+        if nalive == 0 and r.v2:
+            return -1
+        if nalive == 0 or (w >= r.k and not r.v2):
+            break
+        if r.halve and nalive > 1:
+            keep_better_half(alive, mean_of, n, nalive)
+        if w >= r.k:
+            break
+        nw = w if w + w <= r.k else r.k - w
+    # the best survivor, if it clears the gate
+    for i in range(1, n):
+        if alive[i] and mean_of[i] > mean:
+            var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
+            if mean_of[i] * mean_of[i] * w > r.z * r.z * var:
+                mean = mean_of[i]
+                best = i
+    return best
+
+
 cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
     """Race the candidates over common worlds: a small first round, then rounds that double the
     worlds, each dropping the candidates not ahead of the base play (and the worse half); the
@@ -345,8 +420,9 @@ cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
     cdef batch_t pb
     cdef const search_t* o = &g.b.seats[seat].search
     cdef int k = o.k, want = o.cands
-    cdef int n, i, j, w = 0, nw, nalive, keep, best, rank, k0
-    cdef double mean, var, fresh0, fresh1
+    cdef int n, i, w = 0, nw, best, k0
+    cdef double fresh0, fresh1
+    cdef race_t race
     if want > MAX_CANDS:
         want = MAX_CANDS
     if want < 1:
@@ -367,57 +443,12 @@ cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
     elif g.t.tricks_done >= o.late:
         k = k * o.late_mul
     scratch_batch(g.b, &pb)
-    alive[0] = 0
-    for i in range(1, n):
-        alive[i] = 1
-        sum_d[i] = 0
-        sum_d2[i] = 0
-    nw = k0 if k0 < k else k
-    if nw < 2:
-        nw = 2
-    best = 0
-    while True:
-        v2_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, o)
-        w += nw
-        nalive = 0
-        for i in range(1, n):
-            if alive[i]:
-                mean_of[i] = sum_d[i] / w
-                var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1) if w > 1 else 0
-                if mean_of[i] <= 0 or (w < k and mean_of[i] * mean_of[i] * w <
-                                       o.zdrop * o.zdrop * o.z * o.z * var * w / k):
-                    alive[i] = 0
-                else:
-                    nalive += 1
-        if nalive == 0:
-            g.b.errors += pb.errors
-            return cands[0]
-        if o.halve and nalive > 1:
-            keep = (nalive + 1) // 2
-            for i in range(1, n):
-                if alive[i]:
-                    rank = 0
-                    for j in range(1, n):
-                        if alive[j] and (mean_of[j] > mean_of[i] or
-                                         (mean_of[j] == mean_of[i] and j < i)):
-                            rank += 1
-                    if rank >= keep:
-                        alive[i] = 2      # dropped this round (ranks read the old marks)
-            for i in range(1, n):
-                if alive[i] == 2:
-                    alive[i] = 0
-        if w >= k:
-            break
-        nw = w if w + w <= k else k - w
+    race = race_t(k, k0, o.z, o.zdrop, o.halve, 1)
+    best = race_run(g, seat, cands, n, &race, v2_round, <void*>o, &pb, alive, sum_d, sum_d2,
+                    mean_of, &w)
     g.b.errors += pb.errors
-    # the best survivor, if it clears the gate
-    mean = 0.0
-    for i in range(1, n):
-        if alive[i] and mean_of[i] > mean:
-            var = (sum_d2[i] / w - mean_of[i] * mean_of[i]) * w / (w - 1)
-            if mean_of[i] * mean_of[i] * w > o.z * o.z * var:
-                mean = mean_of[i]
-                best = i
+    if best < 0:
+        return cands[0]
     V2_BEST[best] += 1
     if best == 0 or not o.confirm:
         V2_NDEV += best != 0
@@ -428,7 +459,7 @@ cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
     nw = w // o.confirm
     if nw < 2:
         nw = 2
-    v2_round(g, seat, cands, alive, n, nw, sum_d, sum_d2, &pb, o)
+    v2_round(g, seat, cands, alive, n, nw, w, sum_d, sum_d2, &pb, <void*>o)
     g.b.errors += pb.errors
     fresh1 = sum_d[best] - fresh0
     V2_NDEV += fresh1 > 0

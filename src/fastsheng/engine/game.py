@@ -18,6 +18,7 @@ import functools
 import random
 from collections.abc import Sequence
 from functools import lru_cache
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -317,11 +318,12 @@ class Game:
 
     # --- acting ----------------------------------------------------------------------------
 
-    def apply(self, action: Action | Sequence[int] | str) -> None:
+    def apply(self, action: Action | int | Sequence[int | str] | str) -> None:
         """Apply an Action of the current ``legal_actions()`` (or ``bot_action``), or a whole play
         as cards: codes or names, ``[12, 12]``, ``["AS", "AS"]`` or ``"AS AS"`` ([] passes a
-        call). An Action that is not from the current offer is checked like cards; an illegal
-        play raises IllegalPlay naming the rule, cards that are not cards a ValueError."""
+        call); one card alone as its code (``12``, a single-card play, as ``[12]``) or its name
+        (``"AS"``). An Action that is not from the current offer is checked like cards; an
+        illegal play raises IllegalPlay naming the rule, cards that are not cards a ValueError."""
         cached = self._bot_cache
         if cached is not None and action is cached[1]:  # bot_action's, for this very state
             self._bot_cache = None
@@ -348,7 +350,9 @@ class Game:
                 self._apply_unoffered(action)
             return
         seat = self.to_act
-        self._commit(as_codes(action))
+        # a bare code is one card, as a name is (a bool is no code: as_codes refuses it)
+        one = isinstance(action, Integral) and not isinstance(action, bool)
+        self._commit([as_code(action)] if one else as_codes(action))
         self._players[seat].add("user")
 
     def _apply_offered(self, action: Action) -> None:

@@ -26,6 +26,8 @@ from fastsheng import _game
 from fastsheng.bots.lineup import make_lineup
 from fastsheng.bots.names import BOTS
 from fastsheng.cards import RANKS
+from fastsheng.engine.agents import Bot
+from fastsheng.engine.isolation import NO_FORFEIT, BotLimits
 from fastsheng.engine.plan import BatchPlan, Mode, Trace
 from fastsheng.rules import Rules
 
@@ -57,6 +59,10 @@ from fastsheng.engine.schema import (
     tricks_table,
 )
 from fastsheng.engine.traces import decode_trace, decode_traces, format_trace
+
+#: one seat's bot: a name ("expert", "mymodule:MyBot", "search:k=32"), or a Python bot object or
+#: class (anything with ``act(observation, legal_actions)``: :class:`fastsheng.Bot`)
+BotLike = str | Bot | type[Bot]
 
 # ---------------------------------------------------------------------------------------------
 # Running a batch
@@ -109,6 +115,7 @@ class _Played:
     trick_rows: np.ndarray
     codes: np.ndarray
     traces: Any  # Trace.ALL: one array per hand row; else the traced item's array (maybe empty)
+    forfeits: np.ndarray | None = None  # an isolated batch: each row's forfeiting seat, or 255
 
 
 def _run(plan: BatchPlan) -> _Played:
@@ -121,7 +128,7 @@ def _run(plan: BatchPlan) -> _Played:
         if plan.python:
             from fastsheng.engine.pybatch import run_python_batch
 
-            out, traces = run_python_batch(
+            out, traces, forfeits = run_python_batch(
                 plan, lineup, buf.hands, buf.matches, buf.trick_rows, buf.codes
             )
         else:
@@ -135,13 +142,20 @@ def _run(plan: BatchPlan) -> _Played:
     rows = buf.hands[: out["nhands"]]
     if plan.python:
         traces = _pick_trace(plan, traces, rows)
+        forfeits = forfeits[: out["nhands"]]
     elif plan.trace is Trace.ALL:
         bounds = np.append(buf.trace_at[: len(rows)], out["trace_len"]).astype(np.int64)
         traces = [buf.trace[bounds[k] : bounds[k + 1]] for k in range(len(rows))]
     else:
         traces = buf.trace[: out["trace_len"]]
     return _Played(
-        out, rows, buf.matches, buf.trick_rows[: out["ntricks"]], buf.codes[: out["ncodes"]], traces
+        out,
+        rows,
+        buf.matches,
+        buf.trick_rows[: out["ntricks"]],
+        buf.codes[: out["ncodes"]],
+        traces,
+        forfeits if plan.isolate else None,
     )
 
 
@@ -160,7 +174,7 @@ def _pick_trace(plan: BatchPlan, traces: list[np.ndarray], rows: np.ndarray):
 
 
 def profile_batch(
-    rules: Rules | str, bots: str | Sequence[str], seed: int, size: int, level: str = "2"
+    rules: Rules | str, bots: BotLike | Sequence[BotLike], seed: int, size: int, level: str = "2"
 ) -> dict[str, float]:
     """Play one batch of hands (not turned into tables) and time it: hands per second of CPU
     time of the playing thread (one core; a busy machine slows the wall clock, not this) and
@@ -183,7 +197,7 @@ def profile_batch(
 
 def play_batch(
     rules: Rules | str,
-    bots: str | Sequence[str],
+    bots: BotLike | Sequence[BotLike],
     seed: int,
     batch: int,
     size: int,
@@ -196,6 +210,8 @@ def play_batch(
     check: bool = False,
     batch_size: int | None = None,
     bot_stream: str = "hand",
+    isolate: bool | None = None,
+    bot_limits: BotLimits | None = None,
 ) -> dict[str, pa.Table]:
     """Play batch `batch` of a run: `size` hands (or matches with ``mode="matches"``).
 
@@ -209,6 +225,10 @@ def play_batch(
     whose first `size` hands (matches) they are. `bot_stream`: "hand" (each hand, or match, has
     its own bot stream: the jump of its deal stream) or "batch" (one bot stream per batch, as
     runs made before fastsheng 0.2 drew it; only random bots draw, so only they differ).
+    `isolate`: play each Python bot in a process of its own, which never holds the game
+    (fastsheng.engine.isolation; None: when the Python bots come from two or more authors,
+    i.e. top-level modules); the hands table then has a ``forfeit`` column. `bot_limits`: an
+    isolated bot's time and memory, and what its failure costs (``BotLimits``).
     """
     plan = BatchPlan(
         rules,
@@ -224,11 +244,13 @@ def play_batch(
         trace=Trace.ALL if trace else Trace.NONE,
         check=check,
         bot_stream=bot_stream,
+        isolate=isolate,
+        bot_limits=bot_limits,
     )
     return _tables(plan, _run(plan))
 
 
-def _simulate(mode, rules, bots, seed, n, level, batch_size, tricks, first_hand=False):
+def _simulate(mode, rules, bots, seed, n, level, batch_size, tricks, first_hand=False, **isolation):
     n = positive("n", n)
     batch_size = positive("batch_size", batch_size)
     parts: dict[str, list[pa.Table]] = {}
@@ -239,7 +261,7 @@ def _simulate(mode, rules, bots, seed, n, level, batch_size, tricks, first_hand=
         # a truncated batch keeps the full batch's ids and first hands
         plan = BatchPlan(
             rules, bots, seed, b, size, batch_size, mode=mode, level=level, tricks=tricks,
-            first_hand=first_hand,
+            first_hand=first_hand, **isolation,
         )  # fmt: skip
         for k, t in _tables(plan, _run(plan)).items():
             parts.setdefault(k, []).append(t)
@@ -253,6 +275,10 @@ def _tables(plan: BatchPlan, played: _Played) -> dict[str, pa.Table]:
     rules, names, batch = plan.rules, plan.bots, plan.batch
     matches = plan.mode is Mode.MATCHES
     result = {"hands": hands_table(played.hands, batch, rules, names, matches)}
+    if played.forfeits is not None:  # an isolated batch: which hands a bot's failure forfeited
+        f = played.forfeits
+        column = pa.array(f, pa.uint8(), mask=f == NO_FORFEIT)
+        result["hands"] = result["hands"].append_column("forfeit", column)
     if matches:
         result["matches"] = matches_table(played.matches, batch, rules, names)
     if plan.tricks:
@@ -284,34 +310,44 @@ def _traces_table(plan: BatchPlan, hands: np.ndarray, traces: list[np.ndarray]) 
 
 def simulate_hands(
     rules: Rules | str,
-    bots: str | Sequence[str],
+    bots: BotLike | Sequence[BotLike],
     seed: int,
     n: int,
     level: str = "2",
     batch_size: int = 10_000,
     tricks: bool = False,
     first_hand: bool = False,
+    *,
+    isolate: bool | None = None,
+    bot_limits: BotLimits | None = None,
 ) -> pa.Table:
     """`n` hands, one row each (``HAND_COLUMNS``); with `tricks`, a dict of the "hands" and
     "tricks" tables instead. `bots`: one bot for every seat, two (the teams: seats 0/2, 1/3)
     or four (seat 0 first); each a name, or a Python bot object or class (each seat of each
     batch plays a fresh instance, or a deep copy of the object:
-    fastsheng.bots.names.BotRef)."""
-    out = _simulate("hands", rules, bots, seed, n, level, batch_size, tricks, first_hand)
+    fastsheng.bots.names.BotRef). `isolate`, `bot_limits`: as :func:`play_batch`'s (a Python
+    bot in this process is trusted code: it could read every hidden card)."""
+    out = _simulate("hands", rules, bots, seed, n, level, batch_size, tricks, first_hand,
+                    isolate=isolate, bot_limits=bot_limits)  # fmt: skip
     return out if tricks else out["hands"]
 
 
 def simulate_matches(
     rules: Rules | str,
-    bots: str | Sequence[str],
+    bots: BotLike | Sequence[BotLike],
     seed: int,
     n: int,
     batch_size: int = 1_000,
     hands: bool = False,
+    *,
+    isolate: bool | None = None,
+    bot_limits: BotLimits | None = None,
 ) -> pa.Table:
     """`n` matches, one row each (``MATCH_COLUMNS``); with `hands`, a dict of the "matches"
-    and "hands" tables."""
-    out = _simulate("matches", rules, bots, seed, n, "2", batch_size, False)
+    and "hands" tables. `isolate`, `bot_limits`: as :func:`play_batch`'s (a bot's failure
+    stops an isolated match run: a match goes on from each hand's result)."""
+    out = _simulate("matches", rules, bots, seed, n, "2", batch_size, False,
+                    isolate=isolate, bot_limits=bot_limits)  # fmt: skip
     return out if hands else out["matches"]
 
 
@@ -321,7 +357,7 @@ def simulate_matches(
 
 def trace_hand(
     rules: Rules | str,
-    bots: str | Sequence[str],
+    bots: BotLike | Sequence[BotLike],
     seed: int,
     batch: int,
     index: int,
@@ -332,10 +368,13 @@ def trace_hand(
     hand_no: int = 1,
     first_hand: bool = False,
     bot_stream: str = "hand",
+    isolate: bool | None = None,
+    bot_limits: BotLimits | None = None,
 ) -> dict[str, Any]:
     """Every event of hand `index` of batch `batch` (in matches mode: hand `hand_no` of match
     `index`), replaying the batch's RNG stream up to it. Returns a dict with the hand's
-    settings and ``events`` (a list of dicts); `format_trace` prints it."""
+    settings and ``events`` (a list of dicts); `format_trace` prints it. `isolate`,
+    `bot_limits`: as :func:`play_batch`'s (an isolated run's hand replays isolated)."""
     batch_size = positive("batch_size", batch_size)
     if not 0 <= index < batch_size:
         raise ValueError(f"index must be in 0..{batch_size - 1}, not {index!r}")
@@ -353,6 +392,8 @@ def trace_hand(
         trace_item=index,
         trace_hand_no=hand_no,
         bot_stream=bot_stream,
+        isolate=isolate,
+        bot_limits=bot_limits,
     )
     played = _run(plan)
     trace, hands = played.traces, played.hands

@@ -11,6 +11,8 @@ cannot see give it equal observations (tests/test_game.py checks this with hypot
 
 from __future__ import annotations
 
+import json
+import struct
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Any
@@ -119,6 +121,183 @@ class Observation:
         barred from trumping (4) — zero-padded to 54. Offsets: the constants below
         (docs/game.md)."""
         return _tensor(self)
+
+    def to_bytes(self, *, rules: bool = True) -> bytes:
+        """The observation as bytes that :meth:`from_bytes` turns back into an equal one (and
+        that deals the same worlds): what this seat may know and nothing else, every public
+        field, the sealed public state the worlds are dealt from, the hand's batch number and,
+        unless ``rules=False``, the rules (public: a run's process that sends many
+        observations sends the rules once). A fixed layout of JSON and raw bytes, no pickle:
+        reading them runs no code. How an isolated bot gets its observation
+        (fastsheng.engine.isolation)."""
+        return _to_bytes(self, rules)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, rules: Any = None) -> Observation:
+        """The observation :meth:`to_bytes` wrote. `rules`: the Rules, when they were left
+        out of the bytes. ValueError for bytes that are not an observation."""
+        return _from_bytes(data, rules)
+
+
+# to_bytes: magic and version, then six sections, each its length (4 bytes) and its bytes: the
+# JSON of the small fields (and the batch), of the calls shown, of the finished tricks, of the
+# effective suits, of the rules (empty: left out), and the sealed public state (empty: none).
+# The calls, tricks, suits and rules change rarely within a hand, so both ends keep their last
+# section: a hand's observations mostly reuse it (the encoder keyed by the very tuple, which it
+# holds, the decoder by the section's bytes).
+_MAGIC = b"FSOB\x02"
+_LEN = struct.Struct(">I")
+_SCALARS = (
+    "seat",
+    "phase",
+    "to_act",
+    "decision",
+    "level",
+    "dealer",
+    "trump",
+    "standing_call",
+    "hand",
+    "kitty",
+    "burier",
+    "current_trick",
+    "defender_points",
+    "hand_sizes",
+    "voids",
+    "picked",
+    "nopairs",
+    "lead_attempt",
+    "lead_failed",
+    "barred",
+)
+_ENCODED: dict[str, tuple[Any, bytes]] = {}
+_DECODED: dict[int, tuple[bytes, Any]] = {}
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _encoded(name: str, key: Any, make: Any) -> bytes:
+    hit = _ENCODED.get(name)
+    if hit is None or hit[0] is not key:
+        hit = _ENCODED[name] = (key, _dumps(make()))
+    return hit[1]
+
+
+def _to_bytes(o: Observation, with_rules: bool) -> bytes:
+    scalars = [getattr(o, k) for k in _SCALARS]
+    scalars.append(o._batch)
+    rules = o._rules if with_rules else None
+    parts = (
+        _dumps(scalars),
+        _encoded("shows", o.shows, lambda: _rows(o.shows, _SHOW)),
+        _encoded("tricks", o.tricks, lambda: _rows(o.tricks, _TRICK)),
+        _encoded("eff", o.eff, lambda: o.eff),
+        b"" if rules is None else _encoded("rules", rules, rules.to_dict),
+        o._public or b"",
+    )
+    return _MAGIC + b"".join(_LEN.pack(len(p)) + p for p in parts)
+
+
+_SHOW = ("seat", "action", "cards", "after_burial")
+_TRICK = ("leader", "attempted", "failed", "plays", "winner", "points")
+
+
+def _rows(records: tuple, names: tuple[str, ...]) -> list[list[Any]]:
+    return [[getattr(r, f) for f in names] for r in records]
+
+
+def _ints(x: Any) -> tuple[int, ...]:
+    if not isinstance(x, list) or not all(type(v) is int for v in x):
+        raise ValueError(f"not a list of ints: {x!r}"[:200])
+    return tuple(x)
+
+
+def _opt(x: Any, kind: Any) -> Any:
+    return None if x is None else kind(x)
+
+
+def _shows(d: list) -> tuple[Show, ...]:
+    return tuple(
+        Show(int(seat), str(action), _ints(cards), bool(after)) for seat, action, cards, after in d
+    )
+
+
+def _tricks(d: list) -> tuple[TrickRecord, ...]:
+    return tuple(
+        TrickRecord(
+            int(leader),
+            _ints(attempted),
+            bool(failed),
+            tuple(_ints(p) for p in plays),
+            int(winner),
+            int(points),
+        )
+        for leader, attempted, failed, plays, winner, points in d
+    )
+
+
+def _rules_of(d: dict) -> Any:
+    from fastsheng.rules import Rules
+
+    return Rules.from_dict(d)
+
+
+def _section(k: int, raw: bytes, make: Any) -> Any:
+    hit = _DECODED.get(k)
+    if hit is None or hit[0] != raw:
+        hit = _DECODED[k] = (raw, make(json.loads(raw)))
+    return hit[1]
+
+
+def _from_bytes(data: bytes, rules: Any) -> Observation:
+    data = bytes(data)
+    if not data.startswith(_MAGIC):
+        raise ValueError("not an observation's bytes (Observation.to_bytes)")
+    at, parts = len(_MAGIC), []
+    try:
+        for _ in range(6):
+            (n,) = _LEN.unpack_from(data, at)
+            parts.append(data[at + 4 : at + 4 + n])
+            at += 4 + n
+        if at != len(data):
+            raise ValueError(f"{len(data) - at} bytes past the end")
+        d = json.loads(parts[0])
+        if not isinstance(d, list) or len(d) != len(_SCALARS) + 1:
+            raise ValueError("the fields are not a list of the observation's fields")
+        f = dict(zip((*_SCALARS, "batch"), d, strict=True))
+        if parts[4]:
+            rules = _section(4, parts[4], _rules_of)
+        return make_observation(
+            int(f["seat"]),
+            str(f["phase"]),
+            int(f["to_act"]),
+            _opt(f["decision"], str),
+            int(f["level"]),
+            _opt(f["dealer"], int),
+            _opt(f["trump"], int),
+            _opt(f["standing_call"], _ints),
+            _ints(f["hand"]),
+            _opt(f["kitty"], _ints),
+            _opt(f["burier"], int),
+            _section(1, parts[1], _shows),
+            _section(2, parts[2], _tricks),
+            tuple((int(s), _ints(cards)) for s, cards in f["current_trick"]),
+            int(f["defender_points"]),
+            _ints(f["hand_sizes"]),
+            _ints(f["voids"]),
+            _section(3, parts[3], _ints),
+            _ints(f["picked"]),
+            _ints(f["nopairs"]),
+            _ints(f["lead_attempt"]),
+            bool(f["lead_failed"]),
+            _ints(f["barred"]),
+            parts[5] or None,
+            rules,
+            int(f["batch"]),
+        )
+    except (struct.error, TypeError, ValueError) as e:
+        raise ValueError(f"not an observation's bytes: {type(e).__name__}: {e}"[:300]) from None
 
 
 # Game.observation makes one at every decision of a Python bot: filling the slots directly gives

@@ -21,10 +21,11 @@ from fastsheng.bots.names import is_python_bot
 from fastsheng.bots.spec import BotSpec, HeuristicSpec, bot_spec
 from fastsheng.cards import parse_level
 from fastsheng.engine.checks import as_bots, as_rules, core_level, positive, seed_state
+from fastsheng.engine.isolation import BotLimits, isolation_problem, mixed_authors
 from fastsheng.engine.schema import BOT_STREAMS
 from fastsheng.rules import Rules
 
-__all__ = ["BatchPlan", "Mode", "Trace"]
+__all__ = ["BatchPlan", "Mode", "Trace", "check_isolable"]
 
 
 class Mode(Enum):
@@ -53,6 +54,20 @@ class Trace(Enum):
 _TRACE_CODE = {Trace.NONE: _game.TRACE_NONE_, Trace.ALL: _game.TRACE_ALL_}
 # a Python seat's entry in the C bots: never asked, the seat is external
 _PYTHON_SEAT = HeuristicSpec("expert-v1")
+
+
+def check_isolable(bots: Any) -> None:
+    """ValueError in one line naming a Python bot that cannot play in a process of its own."""
+    for b in bots:
+        if not is_python_bot(b):
+            continue
+        problem = isolation_problem(b)
+        if problem:
+            raise ValueError(
+                f"bot {b} cannot play isolated (in a process of its own): {problem}; put its "
+                "class in a module and name it module:Class, or play it in this process "
+                "(isolate=False, --no-isolate: it could then read every hidden card)"
+            )
 
 
 def _whole(name: str, value: Any, low: int) -> int:
@@ -85,6 +100,10 @@ class BatchPlan:
     check: bool = False  # verify every follow with the core while playing
     profile: bool = False  # time the phases
     bot_stream: str = "hand"  # "hand" (each item its own) or "batch" (runs before 0.2)
+    # each Python seat in a process of its own (fastsheng.engine.isolation); None: when the
+    # Python bots come from two or more authors. False whenever no seat is a Python bot
+    isolate: bool | None = None
+    bot_limits: BotLimits | None = None  # an isolated bot's limits (None: the defaults)
 
     def __post_init__(self):
         put = object.__setattr__
@@ -110,6 +129,15 @@ class BatchPlan:
             _whole("trace_hand_no", self.trace_hand_no, 1)
         if self.python and self.bot_stream != "hand":
             raise ValueError("Python bots play with per-hand bot streams (bot_stream='hand')")
+        isolate = mixed_authors(self.bots) if self.isolate is None else bool(self.isolate)
+        put(self, "isolate", isolate and self.python)
+        limits = self.bot_limits
+        if limits is not None and not isinstance(limits, BotLimits):
+            raise ValueError(f"bot_limits must be a BotLimits, not {limits!r}")
+        put(self, "bot_limits", limits or BotLimits())
+        if self.isolate:
+            self.bot_limits.error_mode(self.mode.value)  # a forfeit in matches mode: refused
+            check_isolable(self.bots)
 
     @property
     def id_base(self) -> int:

@@ -173,6 +173,9 @@ HAND_COLUMNS: dict[str, str] = {
     "end rank and later must-play ranks",
     "bonus_levels": "uint8: of which from overcalls (overcall_bonus = level)",
     "next_dealer": "uint8: dealer of the next hand",
+    "forfeit": "uint8, null when the hand was played out (isolated runs only): the seat whose "
+    "isolated bot failed (too slow, out of memory, crashed, an illegal answer); its team "
+    "forfeits the hand, scored as a defenders' total of 0 (it defended) or 200 (it dealt)",
     **{
         f"{f}_{s}": f"uint8: seat {s}'s 25 dealt cards: "
         + {

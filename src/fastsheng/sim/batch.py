@@ -52,6 +52,9 @@ def call_batch_fn(fn: BatchFn, spec: RunSpec, batch: int) -> dict[str, pa.Table]
     kwargs = {"mode": spec.mode, "level": spec.level, "tricks": spec.tricks}
     if spec.bot_stream != "hand" or _accepts(fn, "bot_stream"):
         kwargs["bot_stream"] = spec.bot_stream
+    if spec.isolate or _accepts(fn, "isolate"):  # never played in process by a function that
+        kwargs["isolate"] = spec.isolate  # cannot isolate (it refuses the keyword instead)
+        kwargs["bot_limits"] = spec.bot_limits
     args = (spec.rules, spec.bots, spec.seed, batch)
     if size == spec.batch_size:
         return dict(fn(*args, size, **kwargs))

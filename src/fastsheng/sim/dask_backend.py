@@ -4,19 +4,30 @@ URL) and return the same small records; the client keeps the manifest."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import errno
+import logging
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from fastsheng.errors import FastshengError
 from fastsheng.sim.batch import BatchFn, Todo, execute_batch
 from fastsheng.sim.dataset import DatasetError, Storage, part_name
-from fastsheng.sim.faults import BatchFailed, SchedulerLost, failure_text, no_space
+from fastsheng.sim.faults import (
+    BatchFailed,
+    OutOfMemory,
+    SchedulerLost,
+    failure_text,
+    memory_detail,
+    no_space,
+    out_of_memory,
+)
 from fastsheng.sim.spec import RunSpec
 
-__all__ = ["check_visible", "connect_dask", "run_dask"]
+__all__ = ["check_visible", "connect_dask", "quiet_lost_scheduler", "run_dask"]
 
 EventFn = Callable[[str, Mapping[str, Any]], None]
 
@@ -59,6 +70,30 @@ def connect_dask(scheduler: Any, connect_timeout: float):
     except ValueError as exc:
         raise FastshengError(f"bad Dask scheduler address {address!r}: {exc}") from None
     return client, True
+
+
+class _LostSchedulerNoise(logging.Filter):
+    """The Dask client's own account of a lost scheduler: "Failed to reconnect to scheduler",
+    and the traceback of its reconnection (a CancelledError, a refused connection) when the run
+    closes the client. The run says it in one line (:class:`SchedulerLost`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.getMessage().startswith("Failed to reconnect to scheduler"):
+            return False
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, (asyncio.CancelledError, OSError))
+
+
+@contextlib.contextmanager
+def quiet_lost_scheduler() -> Iterator[None]:
+    """While a run holds its client (until it is closed): no client log of a lost scheduler."""
+    logger = logging.getLogger("distributed.client")
+    noise = _LostSchedulerNoise()
+    logger.addFilter(noise)
+    try:
+        yield
+    finally:
+        logger.removeFilter(noise)
 
 
 def run_dask(
@@ -128,7 +163,10 @@ def _dask_loop(
         window = max(4, 2 * nthreads)
         queue = todo
         if nthreads:
-            emit("note", {"message": f"Dask: {len(workers)} workers, {nthreads} threads"})
+            w, t = len(workers), nthreads
+            emit(
+                "note", {"message": f"Dask: {w} worker{'s' * (w != 1)}, {t} thread{'s' * (t != 1)}"}
+            )
         else:
             emit("note", {"message": "Dask: no workers yet; the tasks wait for the first one"})
         known, last_check = set(workers), time.perf_counter()
@@ -153,6 +191,8 @@ def _dask_loop(
             batch = futures.pop(fut)
             if fut.status == "error":
                 exc = fut.exception()
+                if out_of_memory(exc):
+                    raise OutOfMemory(batch, memory_detail(exc))
                 if no_space(exc):
                     raise OSError(errno.ENOSPC, str(exc))
                 raise BatchFailed(batch, failure_text(exc)[0])

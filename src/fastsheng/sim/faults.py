@@ -1,5 +1,5 @@
-"""What stops a run or a batch, told in one line: Ctrl-C, a lost Dask scheduler, a full disk, a
-batch that failed or killed its worker too often."""
+"""What stops a run or a batch, told in one line: Ctrl-C, a lost Dask scheduler, a full disk,
+memory running out, a batch that failed or killed its worker too often."""
 
 from __future__ import annotations
 
@@ -12,12 +12,15 @@ from fastsheng.errors import FastshengError
 __all__ = [
     "BatchFailed",
     "DiskFull",
+    "OutOfMemory",
     "RunInterrupted",
     "SchedulerLost",
     "death_reason",
     "died_phrase",
     "failure_text",
+    "memory_detail",
     "no_space",
+    "out_of_memory",
 ]
 
 
@@ -59,6 +62,56 @@ def no_space(exc: BaseException) -> bool:
         return True
     text = str(exc)
     return "No space left on device" in text or "Disk quota exceeded" in text
+
+
+class OutOfMemory(FastshengError):
+    """A batch ran out of memory (a MemoryError, a library that could not be mapped under a
+    memory limit): not the engine's fault; every finished batch is kept and recorded."""
+
+    def __init__(self, batch: int | None, detail: str):
+        where = "" if batch is None else f" in batch {batch}"
+        super().__init__(f"out of memory{where} ({detail})")
+        self.batch = batch
+        self.detail = detail
+        self.done = 0
+        self.total = 0
+        self.out = ""
+
+
+# how memory running out reads when the exception is not a MemoryError: a shared library that
+# cannot be mapped under `ulimit -v` (an ImportError), an allocation failing in C or C++
+_NO_MEMORY_TEXTS = (
+    "failed to map segment from shared object",
+    "cannot allocate memory",
+    "cannot map zero-fill pages",
+    "std::bad_alloc",
+)
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """Memory ran out: a MemoryError (numpy's, pyarrow's ArrowMemoryError...), ENOMEM, or a
+    library that could not be loaded for want of memory; also when it crossed a process
+    boundary as text."""
+    if isinstance(exc, MemoryError):
+        return True
+    if isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
+        return True
+    text = str(exc).lower()
+    return any(marker in text for marker in _NO_MEMORY_TEXTS)
+
+
+def memory_detail(exc: BaseException, limit: int = 80) -> str:
+    """ "MemoryError: Unable to allocate 286. MiB for an array with shape (12500000,)...": the
+    exception's first line, cut at a word (numpy's goes on with the whole dtype); a library
+    that could not be mapped by its file name."""
+    lines = str(exc).strip().splitlines()
+    library, sep, _ = lines[0].partition(": failed to map segment") if lines else ("", "", "")
+    if sep:
+        return f"cannot load {library.strip().rsplit('/', 1)[-1]}"
+    text = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + "..."
+    return text
 
 
 class BatchFailed(FastshengError):

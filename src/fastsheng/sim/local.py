@@ -17,7 +17,16 @@ from typing import Any
 from fastsheng.errors import FastshengError
 from fastsheng.sim.batch import BatchFn, Todo, execute_batch
 from fastsheng.sim.dataset import Storage, part_name
-from fastsheng.sim.faults import BatchFailed, death_reason, died_phrase, failure_text, no_space
+from fastsheng.sim.faults import (
+    BatchFailed,
+    OutOfMemory,
+    death_reason,
+    died_phrase,
+    failure_text,
+    memory_detail,
+    no_space,
+    out_of_memory,
+)
 from fastsheng.sim.spec import RunSpec
 
 __all__ = ["resolve_workers", "run_local"]
@@ -51,7 +60,11 @@ def _worker_main(conn, spec: RunSpec, storage: Storage, batch_fn: BatchFn) -> No
         try:
             res = execute_batch(spec, batch, storage, batch_fn)
         except Exception as exc:
-            if no_space(exc):  # not the engine's fault: the parent says so in one line
+            # neither is the engine's fault: the parent says so in one line
+            if out_of_memory(exc):
+                conn.send(("nomemory", batch, memory_detail(exc)))
+                continue
+            if no_space(exc):
                 conn.send(("nospace", batch, str(exc)))
                 continue
             conn.send(("error", batch, *failure_text(exc)))
@@ -164,8 +177,14 @@ class _Pool:
         _remove_batch_temporaries(self.storage, batch)
         reason = self._died(w, batch, attempt)
         if attempt > self.retries:
+            oom = (  # what a worker over the machine's memory dies of, without a word
+                " (the kernel's out-of-memory killer sends SIGKILL: fewer --workers or a smaller "
+                "--batch-size need less memory)"
+                if reason == "killed by SIGKILL"
+                else ""
+            )
             raise BatchFailed(
-                batch, f"its worker {died_phrase(reason)} {attempt} time(s); giving up"
+                batch, f"its worker {died_phrase(reason)} {attempt} time(s); giving up{oom}"
             )
         queue.appendleft(batch)
         return self.spawn()
@@ -227,6 +246,8 @@ def _outcome(message: tuple, record: Callable[[Mapping[str, Any]], None]) -> Non
         return
     if message[0] == "nospace":
         raise OSError(errno.ENOSPC, message[2])
+    if message[0] == "nomemory":
+        raise OutOfMemory(message[1], message[2])
     _, batch, text, tb = message
     raise BatchFailed(batch, text, tb)
 

@@ -6,6 +6,7 @@ A reporter is the ``on_event(kind, info)`` callback of :func:`fastsheng.sim.runn
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Mapping
@@ -85,7 +86,7 @@ class Reporter:
         self.write(
             f"sim: {fmt_count(spec.n)} {self.unit} of {spec.rules_name}, bots {bots}, "
             f"seed {spec.seed}{' (drawn at random)' if self.seed_drawn else ''}, "
-            f"{info['total_batches']} batches of {fmt_count(spec.batch_size)}, "
+            f"{_batches(spec, info['total_batches'])}, "
             f"{where} -> {info['out']}"
         )
         if info["done_batches"]:
@@ -93,6 +94,9 @@ class Reporter:
                 f"resuming: {info['done_batches']} of {info['total_batches']} batches already "
                 "finished"
             )
+        estimate = python_bot_estimate(spec, self.total - self.done, info)
+        if estimate:
+            self.write(estimate)
         self.begin()
 
     def begin(self) -> None:
@@ -128,6 +132,56 @@ class Reporter:
 
     def close(self) -> None:
         pass
+
+
+# hands a second on one core of a line-up with Python bots, measured with the simple bots of
+# tests/userbots (LowCards beside expert, 1,000 hands at standard): about 1,670 with one Python
+# seat, 805 with two, 414 with four; the Python seats' act() calls are the cost, so the rate is
+# this over the number of Python seats. A bot doing more work per call is slower (AsExpert, which
+# asks the C bot from Python, plays 324 at two seats).
+PYTHON_SEAT_RATE = 1_600
+HANDS_PER_MATCH = 36  # a match of expert bots at standard, for matches mode
+
+
+def python_bot_estimate(spec: Any, rows: int, info: Mapping[str, Any]) -> str | None:
+    """ "estimate: a simple Python bot at 2 seats plays about 800 hands/s per core: about 2 min
+    on 2 cores (...)" for a line-up with a Python bot; None for C bots only."""
+    from fastsheng.bots.names import is_python_bot
+
+    seats = sum(1 for b in spec.bots if is_python_bot(b))
+    if not seats or rows <= 0:
+        return None
+    rate = PYTHON_SEAT_RATE // seats
+    hands = rows * (HANDS_PER_MATCH if spec.mode == "matches" else 1)
+    if info.get("scheduler") is not None:
+        cores, where = 1, "on one core (the Dask workers' threads divide it)"
+    else:
+        try:
+            have = len(os.sched_getaffinity(0))
+        except AttributeError:  # not Linux
+            have = os.cpu_count() or 1
+        cores = max(1, min(info.get("workers") or 1, have))
+        where = f"on {cores} core{'s' if cores != 1 else ''}"
+    minutes = hands / (rate * cores) / 60
+    if minutes < 1:
+        took = "under a minute"
+    elif minutes < 90:
+        took = f"about {round(minutes)} min"
+    else:
+        took = f"about {minutes / 60:.1f} h"
+    per_match = f", about {HANDS_PER_MATCH} hands a match" if spec.mode == "matches" else ""
+    return (
+        f"estimate: a simple Python bot at {seats} seat{'s' if seats != 1 else ''} plays about "
+        f"{rate:,} hands/s per core{per_match}: {took} {where} (an estimate; a slower bot takes "
+        "longer)"
+    )
+
+
+def _batches(spec: Any, total: int) -> str:
+    """ "20 batches of 10,000"; a run of one batch plays only its n rows: "1 batch of 5"."""
+    if total == 1:
+        return f"1 batch of {fmt_count(spec.batch_rows(0))}"
+    return f"{total} batches of {fmt_count(spec.batch_size)}"
 
 
 def _address(client: Any) -> str:

@@ -26,6 +26,7 @@ run.json, stop cleanly); each concern lives in its own module of ``fastsheng.sim
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -42,7 +43,12 @@ from fastsheng.sim.batch import (
     execute_batch,
     truncate_tables,
 )
-from fastsheng.sim.dask_backend import check_visible, connect_dask, run_dask
+from fastsheng.sim.dask_backend import (
+    check_visible,
+    connect_dask,
+    quiet_lost_scheduler,
+    run_dask,
+)
 from fastsheng.sim.dataset import (
     FORMAT,
     FORMAT_VERSION,
@@ -57,10 +63,13 @@ from fastsheng.sim.dataset import (
 from fastsheng.sim.faults import (
     BatchFailed,
     DiskFull,
+    OutOfMemory,
     RunInterrupted,
     SchedulerLost,
     died_phrase,
+    memory_detail,
     no_space,
+    out_of_memory,
 )
 from fastsheng.sim.local import resolve_workers, run_local
 from fastsheng.sim.lock import LOCK, acquire_lock
@@ -73,6 +82,7 @@ from fastsheng.sim.spec import (
     check_portable,
     check_python_bots,
     default_batch_size,
+    isolation_of,
     known_bots,
     lineup_label,
     lineup_names,
@@ -82,6 +92,7 @@ from fastsheng.sim.summary import merge_stats, summarize
 __all__ = [
     "BatchFailed",
     "DiskFull",
+    "OutOfMemory",
     "RunInterrupted",
     "SchedulerLost",
     "RunResult",
@@ -104,6 +115,7 @@ __all__ = [
     "check_visible",
     "died_phrase",
     "finished_run",
+    "isolation_of",
     "known_bots",
     "lineup_label",
     "lineup_names",
@@ -226,7 +238,8 @@ def run(
     :func:`fastsheng.engine.hands.play_batch`; it must be importable by name for process backends).
     ``on_event(kind, info)``: progress callbacks ("start", "batch", "worker_started",
     "assigned", "worker_died", "note").
-    Raises :class:`RunInterrupted` on Ctrl-C, :class:`BatchFailed`, :class:`DatasetError`."""
+    Raises :class:`RunInterrupted` on Ctrl-C, :class:`BatchFailed`, :class:`DatasetError`,
+    :class:`DiskFull`, :class:`OutOfMemory`, :class:`SchedulerLost`."""
     emit: EventFn = on_event or (lambda kind, info: None)
     storage = Storage(out)
     if storage.in_memory and (scheduler is not None or workers != 0):
@@ -241,25 +254,29 @@ def run(
     if scheduler is not None:
         # connect before touching the folder: an unreachable scheduler changes nothing
         client, owned = connect_dask(scheduler, connect_timeout)
-    try:
-        if resume:
-            finished = finished_run(spec, storage)
-            if finished is not None:  # nothing to write: works on a read-only folder too
-                return finished
-            if not storage.exists():
-                raise DatasetError(f"{storage.display()}: nothing to resume (no such run folder)")
-        storage.makedirs()
-        with acquire_lock(storage, emit):
-            return _run(
-                spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval
-            )
-    except OSError as exc:  # full before the first batch (the lock, the first run.json)
-        if not no_space(exc):
-            raise
-        raise DiskFull(storage.display(), _kept(storage), spec.n_batches) from None
-    finally:
-        if owned:
-            client.close()
+    # a lost scheduler is told in one line (SchedulerLost), not in the client's log too
+    with quiet_lost_scheduler() if client is not None else contextlib.nullcontext():
+        try:
+            if resume:
+                finished = finished_run(spec, storage)
+                if finished is not None:  # nothing to write: works on a read-only folder too
+                    return finished
+                if not storage.exists():
+                    raise DatasetError(
+                        f"{storage.display()}: nothing to resume (no such run folder)"
+                    )
+            storage.makedirs()
+            with acquire_lock(storage, emit):
+                return _run(
+                    spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval
+                )
+        except OSError as exc:  # full before the first batch (the lock, the first run.json)
+            if not no_space(exc):
+                raise
+            raise DiskFull(storage.display(), _kept(storage), spec.n_batches) from None
+        finally:
+            if owned:
+                client.close()
 
 
 def _kept(storage: Storage) -> int:
@@ -361,10 +378,13 @@ class _Session:
             self.result.elapsed = time.perf_counter() - self.start
             self.save()
             return RunInterrupted(len(self.done), total, out)
-        if isinstance(exc, SchedulerLost):
+        if isinstance(exc, SchedulerLost | OutOfMemory) or out_of_memory(exc):
+            # an in-process batch (workers=0), or the driver itself, ran out: OutOfMemory too
+            stop = exc if isinstance(exc, SchedulerLost | OutOfMemory) else None
+            stop = stop or OutOfMemory(None, memory_detail(exc))
             self.save()
-            exc.done, exc.total, exc.out = len(self.done), total, out
-            return None
+            stop.done, stop.total, stop.out = len(self.done), total, out
+            return None if stop is exc else stop
         try:
             self.save()
         except OSError as failed:  # run.json keeps its last saved state (written atomically)
@@ -372,6 +392,17 @@ class _Session:
                 raise
             return DiskFull(out, _kept(self.storage), total)
         return DiskFull(out, len(self.done), total) if no_space(exc) else None
+
+
+def _in_process(spec: RunSpec, batch: int, storage: Storage, batch_fn: BatchFn):
+    """One batch in this process (workers=0); memory running out names the batch, as a
+    worker's does."""
+    try:
+        return execute_batch(spec, batch, storage, batch_fn)
+    except Exception as exc:
+        if out_of_memory(exc):
+            raise OutOfMemory(batch, memory_detail(exc)) from None
+        raise
 
 
 def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_interval):
@@ -389,7 +420,7 @@ def _run(spec, storage, workers, client, resume, batch_fn, emit, retries, save_i
             run_dask(spec, storage, todo, client, batch_fn, record, emit, retries)
         elif n_workers == 0:
             for b in todo:
-                record(execute_batch(spec, b, storage, batch_fn))
+                record(_in_process(spec, b, storage, batch_fn))
         else:
             retried = session.result.retried
             run_local(spec, storage, todo, n_workers, batch_fn, record, emit, retries, retried)

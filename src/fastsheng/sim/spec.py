@@ -9,8 +9,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fastsheng.bots.names import resolve_bots
+from fastsheng.bots.names import is_python_bot, resolve_bots
 from fastsheng.cards import parse_level
+from fastsheng.engine.isolation import BotLimits, mixed_authors
 from fastsheng.sim.limits import check_size, n_batches
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "check_python_bots",
     "default_batch_size",
     "known_bots",
+    "isolation_of",
     "lineup_label",
     "lineup_names",
 ]
@@ -54,14 +56,20 @@ def known_bots() -> tuple[str, ...]:
     return tuple(BOTS)
 
 
-def check_bots(bots: Any) -> tuple[str, str, str, str]:
+def check_bots(
+    bots: Any, *, isolate: bool = False, imports: bool = True
+) -> tuple[str, str, str, str]:
     """The one place a bot line-up is validated (the CLI, RunSpec and compare all call it):
     one bot, two (the teams: seats 0/2, 1/3) or four, each a known name or a bot object or
     class, returned as the four versions they play (fastsheng.bots.names.resolve_bots:
-    ``expert`` -> ``expert-v4``). ValueError naming the bad one."""
+    ``expert`` -> ``expert-v4``). ValueError naming the bad one. With `imports`, each Python
+    bot is also made now (check_python_bots: in this process, or with `isolate` in a bot
+    process of its own); a caller that does not know yet whether the bots will be isolated
+    passes ``imports=False`` and leaves that to RunSpec."""
     # the versioned names are what the data depends on (run.json records them)
     resolved = resolve_bots(bots)
-    check_python_bots(resolved)
+    if imports:
+        check_python_bots(resolved, isolate=isolate)
     check_models(resolved)
     return resolved
 
@@ -71,17 +79,42 @@ def check_models(names: Iterable[str]) -> None:
     missing model file is one ValueError naming it (fastsheng.bots.lineup checks each file's
     SHA-256), not a traceback in every worker."""
     from fastsheng.bots.lineup import make_lineup
-    from fastsheng.bots.names import is_python_bot
     from fastsheng.bots.spec import HeuristicSpec, bot_spec
 
     specs = [HeuristicSpec("expert-v1") if is_python_bot(n) else bot_spec(n) for n in names]
     make_lineup(specs)
 
 
+def isolation_of(
+    bots: Iterable[Any], isolate: bool | None, limits: BotLimits | None, mode: str = "hands"
+) -> tuple[bool, BotLimits | None]:
+    """Whether a run of these bots (every line-up of a study) isolates its Python bots, and
+    with which limits: as asked; by default when the Python bots come from two or more authors
+    or limits are given (they hold for isolated bots only). Never without a Python seat (then
+    no limits). ValueError for limits with ``isolate=False``, or a forfeit in matches mode."""
+    bots = list(bots)
+    if limits is not None and not isinstance(limits, BotLimits):
+        raise ValueError(f"bot limits must be a BotLimits, not {limits!r}")
+    if not any(is_python_bot(b) for b in bots):
+        return False, None
+    if isolate is None:
+        isolate = limits is not None or mixed_authors(bots)
+    if not isolate:
+        if limits is not None:
+            raise ValueError(
+                "--bot-timeout, --bot-memory and --on-bot-error hold for isolated bots only, and "
+                "these bots play in this process (--no-isolate, or a run made so)"
+            )
+        return False, None
+    limits = limits or BotLimits()
+    limits.error_mode(mode)
+    return True, limits
+
+
 def lineup_names(b: Any) -> tuple[str, str, str, str]:
     """A line-up (1 bot, 2 = team 0, team 1, or 4; names, a comma-separated string, or bot
     objects) as the four versioned names it plays."""
-    return check_bots(("expert",) if b is None else b)
+    return check_bots(("expert",) if b is None else b, imports=False)
 
 
 def lineup_label(b: Any) -> str:
@@ -95,9 +128,12 @@ def lineup_label(b: Any) -> str:
     return ",".join(names)
 
 
-def check_python_bots(names: Iterable[str]) -> None:
-    """Import every Python bot (module.path:Class) now, so a typo fails before any work; the
-    current folder is importable (the workers inherit sys.path), as for `python -m`."""
+def check_python_bots(names: Iterable[str], *, isolate: bool = False, limits: Any = None) -> None:
+    """Make every Python bot (module.path:Class, a bot object) now, so a typo fails before any
+    work: in this process (the current folder is importable, and the workers inherit sys.path,
+    as for `python -m`), or with `isolate` in a bot process of its own, so that the bot's
+    module never runs where the game will be (fastsheng.engine.isolation.probe_bot; `limits`:
+    its BotLimits)."""
     from fastsheng.bots.names import PY_RANDOM, BotRef, is_python_bot
 
     todo = [n for n in names if is_python_bot(n) and n != PY_RANDOM]
@@ -105,6 +141,14 @@ def check_python_bots(names: Iterable[str]) -> None:
         return
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
+    if isolate:
+        from fastsheng.engine.isolation import probe_bot
+        from fastsheng.engine.plan import check_isolable
+
+        check_isolable(todo)
+        for name in dict.fromkeys(todo):
+            probe_bot(name, limits)
+        return
     from fastsheng.engine.agents import load_bot
 
     for name in todo:  # (bot objects of one class share a name: check each)
@@ -141,6 +185,12 @@ class RunSpec:
     # how the bots' random stream is seeded: "hand" (each hand its own; fastsheng 0.2 on) or
     # "batch" (runs made before, whose run.json has no such field): only random bots draw
     bot_stream: str = "hand"
+    # each Python bot in a process of its own (fastsheng.engine.isolation). None: when the
+    # Python bots come from two or more authors (mixed_authors), or when bot_limits are given;
+    # always False without a Python seat. Part of the data: an isolated bot's random stream is
+    # seeded from the batch and seat alone, and its failure can forfeit a hand
+    isolate: bool | None = None
+    bot_limits: BotLimits | None = None  # an isolated run's limits (None: the defaults)
 
     def __post_init__(self):
         if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
@@ -159,7 +209,12 @@ class RunSpec:
         check_size(self.n, self.batch_size, self.mode)
         if self.bot_stream not in ("hand", "batch"):
             raise ValueError(f"bot_stream must be 'hand' or 'batch', not {self.bot_stream!r}")
-        object.__setattr__(self, "bots", check_bots(self.bots))
+        bots = check_bots(self.bots, imports=False)
+        object.__setattr__(self, "bots", bots)
+        isolate, limits = isolation_of(bots, self.isolate, self.bot_limits, self.mode)
+        object.__setattr__(self, "isolate", isolate)
+        object.__setattr__(self, "bot_limits", limits)
+        check_python_bots(bots, isolate=isolate, limits=limits)
 
     @property
     def n_batches(self) -> int:
@@ -199,13 +254,16 @@ class RunSpec:
             "tricks": self.tricks,
             "tables": list(self.tables),
             "bot_stream": self.bot_stream,
+            "isolate": self.isolate,
+            **({"bot_limits": self.bot_limits.to_dict()} if self.bot_limits else {}),
         }
 
     def disagreements(self, manifest: Mapping[str, Any]) -> list[str]:
         """``["seed 3 (run.json: 5)", ...]``: where this spec and a manifest differ."""
         mine = self.config()
         out = []
-        theirs_all = {"bot_stream": "batch", **manifest}  # runs made before 0.2
+        # runs made before 0.2 (bot_stream) and before the isolated mode (isolate)
+        theirs_all = {"bot_stream": "batch", "isolate": False, **manifest}
         for key in (
             "rules_name",
             "bots",
@@ -216,6 +274,7 @@ class RunSpec:
             "level",
             "tricks",
             "bot_stream",
+            "isolate",
         ):
             if theirs_all.get(key) != mine[key]:
                 out.append(f"{key} {_show(mine[key])} (run.json: {_show(theirs_all.get(key))})")
@@ -247,11 +306,13 @@ class RunSpec:
         tricks: bool = False,
         batch_size: int | None = None,
         base: Mapping[str, Any] | None = None,
+        isolate: bool | None = None,
+        bot_limits: BotLimits | None = None,
     ) -> RunSpec:
         """The spec of ``fastsheng sim``'s options: those given (None: not given) over the run
         ``base`` (a run.json being resumed), over the defaults (standard rules, expert bots,
-        level 2, the line-up's batch size, a seed drawn at random). ValueError naming the
-        option for a mistake."""
+        level 2, the line-up's batch size, a seed drawn at random, isolated bots by the line-up's
+        authors). ValueError naming the option for a mistake."""
         given: dict[str, Any] = {
             k: v
             for k, v in (("n", n), ("bots", bots), ("seed", seed), ("batch_size", batch_size))
@@ -269,6 +330,10 @@ class RunSpec:
             given["level"] = parse_level(level, "--level")
         if tricks:
             given["tricks"] = True
+        if isolate is not None:
+            given["isolate"] = isolate
+        if bot_limits is not None:
+            given["bot_limits"] = bot_limits
         kw = {**(_fields_of_manifest(base) if base is not None else {}), **given}
         if "n" not in kw:
             raise ValueError("missing -n: how many hands to play, e.g. -n 1e6")
@@ -307,6 +372,11 @@ def _fields_of_manifest(manifest: Mapping[str, Any]) -> dict[str, Any]:
             "tricks": manifest["tricks"],
             # runs made before fastsheng 0.2 drew random bots from one stream per batch
             "bot_stream": manifest.get("bot_stream", "batch"),
+            # runs made before the isolated mode played every bot in process
+            "isolate": manifest.get("isolate", False),
+            "bot_limits": (
+                BotLimits.from_dict(manifest["bot_limits"]) if manifest.get("bot_limits") else None
+            ),
         }
     except (KeyError, TypeError) as exc:
         raise ValueError(f"run.json lacks the field {exc}; is it a fastsheng run?") from None

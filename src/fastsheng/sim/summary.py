@@ -22,7 +22,8 @@ def _as_numpy(column: pa.ChunkedArray):
 def summarize(tables: Mapping[str, pa.Table]) -> dict[str, Any]:
     """Small additive aggregates of one batch (merged with :func:`merge_stats`):
     hand and match counts, the defenders' points, dealer-side wins, kitty captures and the
-    level changes (``"dealer+2"``, ``"defenders+0"`` = take over ...)."""
+    level changes (``"dealer+2"``, ``"defenders+0"`` = take over ...), and in an isolated run
+    the hands forfeited by a bot's failure."""
     import numpy as np
 
     hands = tables["hands"]
@@ -33,6 +34,8 @@ def summarize(tables: Mapping[str, pa.Table]) -> dict[str, Any]:
             stats["defender_points_sum"] = int(pc.sum(hands["defenders_total"]).as_py() or 0)
         if "kitty_captured" in names:
             stats["kitty_captures"] = int(pc.sum(hands["kitty_captured"].cast(pa.int64())).as_py())
+        if "forfeit" in names:  # an isolated run: hands a bot's failure forfeited
+            stats["forfeits"] = hands.num_rows - hands["forfeit"].null_count
         if "winner" in names:
             dealer = _as_numpy(hands["winner"]) == "dealer"
             stats["dealer_wins"] = int(dealer.sum())

@@ -11,10 +11,16 @@ deal control variates. One concept per module:
 * :mod:`~fastsheng.studies.multiplicity`: Bonferroni simultaneous intervals, Holm p-values;
 * :mod:`~fastsheng.studies.controls`: deal covariates with exact means, regression adjustment;
 * :mod:`~fastsheng.studies.precision`: pilot-then-fixed-n planning for a target half-width;
-* :mod:`~fastsheng.studies.robustness`: holds / shrinks / grows / flips sign under another
-  line-up;
+* :mod:`~fastsheng.studies.robustness`: holds / shrinks / grows / changes / flips sign under
+  another line-up;
 * :mod:`~fastsheng.studies.figures`: forest plots and metric-against-value plots;
-* :mod:`~fastsheng.studies.sweep`: the runs, the page, :func:`sweep`.
+* :mod:`~fastsheng.studies.folders`: a label as a folder name;
+* :mod:`~fastsheng.studies.runplan`: the runs, on the same deals, reused or resumed;
+* :mod:`~fastsheng.studies.pilot`: ``--precision``'s pilot runs on disk;
+* :mod:`~fastsheng.studies.sweep_options`: the sweep's options checked before any play;
+* :mod:`~fastsheng.studies.sweep_page`: the page's tables, conventions and figures;
+* :mod:`~fastsheng.studies.sweep_console`: progress lines and the console summary;
+* :mod:`~fastsheng.studies.sweep`: :func:`sweep`, its steps in order.
 """
 
 from __future__ import annotations

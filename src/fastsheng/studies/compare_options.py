@@ -11,15 +11,23 @@ from typing import Any
 import pandas as pd
 
 from fastsheng.studies.effects import Check, effect_table, values
+from fastsheng.studies.folders import run_folder, variant_folder
+from fastsheng.studies.pilot import pilot_cleanup, reuse_pilot
 from fastsheng.studies.precision import PRECISION_TEXT, pilot_size, planned_n
 from fastsheng.studies.report.columns import canonical_hands
 from fastsheng.studies.report.compare import PAIRED
 from fastsheng.studies.report.metrics import METRICS
 from fastsheng.studies.report.model import Report, Table
 from fastsheng.studies.report.runs import Run, load_run
-from fastsheng.studies.robustness import CHECK_COLUMNS, FLIP, ROBUSTNESS_TEXT
-from fastsheng.studies.sweep import RunPlan, _safe
-from fastsheng.studies.variants import SweepError, Variant
+from fastsheng.studies.robustness import (
+    CHECK_COLUMNS,
+    DEFAULT_CHECK_N,
+    FLIP,
+    ROBUSTNESS_TEXT,
+    mark_flips,
+)
+from fastsheng.studies.runplan import RunPlan
+from fastsheng.studies.variants import SweepError, Variant, check_bot_names
 
 __all__ = [
     "COMPARE_PRIMARY",
@@ -33,7 +41,7 @@ COMPARE_PRIMARY = "dealer_won"
 CONF = 0.95
 
 
-def _plan(seed, batch_size, mode, level, workers, batch_fn) -> RunPlan:
+def _plan(seed, batch_size, mode, level, workers, batch_fn, isolate, bot_limits) -> RunPlan:
     from fastsheng.sim.runner import DEFAULT_BATCH_SIZE
 
     return RunPlan(
@@ -43,6 +51,8 @@ def _plan(seed, batch_size, mode, level, workers, batch_fn) -> RunPlan:
         level=level,
         workers=workers,
         batch_fn=batch_fn,
+        isolate=isolate,
+        bot_limits=bot_limits,
     )
 
 
@@ -59,6 +69,8 @@ def compare_precision_n(
     level: str,
     workers=None,
     batch_fn=None,
+    isolate: bool = False,
+    bot_limits=None,
 ) -> tuple[int, dict[str, Any]]:
     """The n that makes the paired 95% interval of ``A - B`` on the dealer side's win rate at
     most ``target`` wide on each side, from a pilot in ``where/<label>``; SweepError when it
@@ -67,12 +79,12 @@ def compare_precision_n(
 
     if not target > 0:
         raise SweepError(f"--precision must be a positive half-width, not {target!r}")
-    plan = _plan(seed, batch_size, mode, level, workers, batch_fn)
+    plan = _plan(seed, batch_size, mode, level, workers, batch_fn, isolate, bot_limits)
     n0 = pilot_size(cap)
     m = METRICS[COMPARE_PRIMARY]
     xs = []
     for (rules, bots), label in zip(variants, labels, strict=True):
-        path = plan.play(where / _safe(label), rules_from_spec(rules), bots, n0, label)
+        path = plan.play(where / variant_folder(label), rules_from_spec(rules), bots, n0, label)
         r = load_run(path)
         xs.append(values(m, canonical_hands(r.hands, r.rules)))
     need = planned_n(xs[0] - xs[1], target, CONF)
@@ -112,19 +124,21 @@ def compare_check(
     level: str,
     workers=None,
     batch_fn=None,
+    isolate: bool = False,
+    bot_limits=None,
 ) -> list[str]:
     """Replay A and B with ``lineup`` on the first ``check_n`` deals (``where/<label>``); add
     the robustness table (A - B per metric, under both line-ups, and the verdict) to ``rep``
     and return the console lines (every flip, or that none flips)."""
     from fastsheng.rules import rules_from_spec
 
-    plan = _plan(seed, batch_size, mode, level, workers, batch_fn)
+    plan = _plan(seed, batch_size, mode, level, workers, batch_fn, isolate, bot_limits)
     check_n = min(check_n, len(run_a.hands))
     ha = canonical_hands(run_a.hands, run_a.rules)
     hb = canonical_hands(run_b.hands, run_b.rules)
     chk = []
     for r, label in zip(rules, labels, strict=True):
-        path = plan.play(where / _safe(label), rules_from_spec(r), lineup, check_n, label)
+        path = plan.play(where / variant_folder(label), rules_from_spec(r), lineup, check_n, label)
         c = load_run(path)
         chk.append(canonical_hands(c.hands, c.rules))
     rows = []
@@ -174,6 +188,10 @@ class CompareOptions:
         self.rules = list(rules)
         self.row: dict[str, Any] | None = None
         self.context: dict[str, Any] = {}
+        if check_n is not None and check_bots is None:
+            raise SweepError(
+                "--check-n sets how many deals --check-bots replays: give --check-bots too"
+            )
         if runs and (precision is not None or check_bots is not None):
             raise SweepError("--precision and --check-bots simulate: give --rules, not run folders")
         if check_bots is not None and len(self.rules) != 2:
@@ -183,15 +201,24 @@ class CompareOptions:
             )
         if precision is not None and not precision > 0:
             raise SweepError(f"--precision must be a positive half-width, not {precision!r}")
+        if check_bots is not None:
+            check_bot_names([check_bots], "--check-bots")
 
     def plan_n(self, variants, labels, n: int, where: Path, **common) -> int:
         """``n`` itself, or with ``precision`` the pilot's choice (at most ``n``)."""
         self.context = {"labels": list(labels), "where": Path(where), **common}
         if self.precision is None:
             return n
-        n, self.row = compare_precision_n(
-            variants, labels, self.precision, n, Path(where) / "pilot", **common
-        )
+        with pilot_cleanup(Path(where)):
+            n, self.row = compare_precision_n(
+                variants, labels, self.precision, n, Path(where) / "pilot", **common
+            )
+        if n == self.row["pilot"]:  # the pilot's runs are the runs: not played twice
+            for label in labels:
+                reuse_pilot(
+                    Path(where) / "pilot" / variant_folder(label),
+                    Path(where) / "runs" / run_folder(label),
+                )
         return n
 
     def finish(self, rep: Report, run_a: Run, run_b: Run) -> list[str]:
@@ -202,8 +229,6 @@ class CompareOptions:
             return []
         ctx = dict(self.context)
         labels, where = ctx.pop("labels"), ctx.pop("where")
-        from fastsheng.studies.sweep import DEFAULT_CHECK_N
-
         return compare_check(
             rep,
             run_a,
@@ -218,6 +243,4 @@ class CompareOptions:
 
     def mark(self, index: Path) -> None:
         if self.check_bots is not None:
-            from fastsheng.studies.sweep import mark_flips
-
             mark_flips(index)

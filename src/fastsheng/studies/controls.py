@@ -44,8 +44,12 @@ __all__ = [
     "has_covariates",
     "MeanCI",
     "mean_ci",
+    "rate_bound",
+    "MIN_AWAY",
     "adjusted_values",
     "centred",
+    "deal_x",
+    "x_for",
 ]
 
 CONTROLS_NAME = "deal control variates (regression adjustment on 6 dealt covariates, exact means)"
@@ -109,7 +113,9 @@ def covariates(raw: pd.DataFrame) -> pd.DataFrame:
 class MeanCI:
     """A mean with its interval at ``conf``; ``se`` its standard error, ``sd`` the residual
     standard deviation per hand (the plain sd without controls), ``var_ratio`` the residual
-    variance over the plain variance (1 without controls)."""
+    variance over the plain variance (1 without controls); ``p_value`` the two-sided p-value of
+    a mean of 0 by the same method as the interval (0 lies outside the interval at ``conf``
+    exactly when ``p_value < 1 - conf``)."""
 
     estimate: float
     lo: float
@@ -121,38 +127,62 @@ class MeanCI:
     method: str
     warning: str = ""
     var_ratio: float = 1.0
+    p_value: float = float("nan")
 
     @property
     def half_width(self) -> float:
         return (self.hi - self.lo) / 2
 
 
-def mean_ci(y, x: np.ndarray | None = None, conf: float = 0.95) -> MeanCI:
+#: Fewer values than this away from the most common one: the mean is bounded by their rate
+#: (:func:`rate_bound`), not given a t interval (the threshold of ``stats.skew_check``).
+MIN_AWAY = 10
+
+
+def mean_ci(
+    y,
+    x: np.ndarray | None = None,
+    conf: float = 0.95,
+    *,
+    support: tuple[float, float] | None = None,
+    step: float | None = None,
+) -> MeanCI:
     """The mean of ``y`` with a t interval at ``conf``; with ``x`` (n x p covariates already
-    centred at their exact means) the regression-adjusted mean. Every ``y`` equal: the interval
-    is that value (warning "no variation")."""
+    centred at their exact means) the regression-adjusted mean. When fewer than
+    :data:`MIN_AWAY` values differ from the most common one (a rare effect: 0 to 9 hands that
+    differ), the t interval does not hold (0 of 9 gives [v, v]): the mean is bounded by the rate
+    of those values instead (:func:`rate_bound`, with ``support`` the range a value can take and
+    ``step`` the smallest nonzero distance between two values). For a share (every value the
+    centre or one ``step`` from it) the rate bound is exact, and is used whenever the sample
+    is skewed (``stats.skew_check``) too."""
     y = np.asarray(y, dtype=float)
     n = int(y.size)
     nan = float("nan")
     if n < 2:
         v = float(y.mean()) if n else nan
         return MeanCI(v, nan, nan, nan, nan, n, 0, "t", "fewer than 2 hands")
+    values, counts = np.unique(y, return_counts=True)
+    centre = float(values[np.argmax(counts)])
+    if n - int(counts.max()) < MIN_AWAY:
+        return rate_bound(y, centre, support, step, conf)
     sd0 = float(y.std(ddof=1))
-    if sd0 == 0:
-        v = float(y[0])
-        return MeanCI(v, v, v, 0.0, 0.0, n, n - 1, "t", "no variation")
     warn = stats.skew_check(y)
+    if warn and _two_sided_step(centre, support, step):
+        # a share (or its paired difference): values one step either side of the centre, where
+        # the rate bound is exact and the t interval of a skewed sample is not
+        return rate_bound(y, centre, support, step, conf)
     if x is None or x.shape[1] == 0:
         se = sd0 / math.sqrt(n)
         t = stats.t_value(conf, n - 1)
         m = float(y.mean())
-        return MeanCI(m, m - t * se, m + t * se, se, sd0, n, n - 1, "t", warn)
+        return MeanCI(m, m - t * se, m + t * se, se, sd0, n, n - 1, "t", warn,
+                      p_value=_t_p(m, se, n - 1))  # fmt: skip
     keep = x.std(axis=0) > 0
     x = x[:, keep]
     design = np.column_stack([np.ones(n), x])
     df = n - design.shape[1]
     if df < 2:
-        return mean_ci(y, None, conf)
+        return mean_ci(y, None, conf, support=support, step=step)
     # normal equations: the covariates are centred and few, so X'X is well conditioned
     xtx_inv = np.linalg.pinv(design.T @ design)
     coef = xtx_inv @ (design.T @ y)
@@ -173,7 +203,111 @@ def mean_ci(y, x: np.ndarray | None = None, conf: float = 0.95) -> MeanCI:
         "t, control variates",
         warn,
         var_ratio=s2 / sd0**2,
+        p_value=_t_p(m, se, df),
     )
+
+
+def _two_sided_step(centre: float, support, step) -> bool:
+    """Every value is the centre or one ``step`` above or below it (a 0/1 share, or the
+    difference of two): the rate bound is then exact, not a bound."""
+    if support is None or not step:
+        return False
+    return support[1] - centre <= step and centre - support[0] <= step
+
+
+def _t_p(m: float, se: float, df: int) -> float:
+    """Two-sided p-value of the t statistic ``m / se`` on ``df`` degrees of freedom."""
+    if not se > 0:
+        return 1.0 if m == 0 else 0.0
+    from scipy.stats import t
+
+    return float(2.0 * t.sf(abs(m) / se, df))
+
+
+def _rate_limits(k: int, n: int, tail: float) -> tuple[float, float]:
+    """Clopper-Pearson limits of a rate seen ``k`` times in ``n``, each one-sided at ``tail``
+    (k = 0: the exact upper bound 1 - tail^(1/n), about -ln(tail) / n)."""
+    from scipy.special import betaincinv
+
+    lo = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, tail))
+    hi = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1.0 - tail))
+    return lo, hi
+
+
+def _bound_at(k_up, k_down, n, up, down, step, alpha) -> tuple[float, float]:
+    """The rate bound's (lo, hi) around the centre at level ``1 - alpha``."""
+    pl_up, pu_up = _rate_limits(k_up, n, alpha / 4)
+    pl_down, pu_down = _rate_limits(k_down, n, alpha / 4)
+    return step * pl_up - down * pu_down, up * pu_up - step * pl_down
+
+
+def rate_bound(
+    y,
+    centre: float,
+    support: tuple[float, float] | None,
+    step: float | None,
+    conf: float = 0.95,
+) -> MeanCI:
+    """The mean of ``y`` when few values differ from ``centre`` (a rare effect), bounded by the
+    rates of the values above and below it. With ``p_up``, ``p_down`` those rates, every value
+    at most ``up`` above (``down`` below) the centre and at least ``step`` away from it:
+
+        centre + step p_up - down p_down  <=  mean  <=  centre + up p_up - step p_down.
+
+    Each rate gets its exact (Clopper-Pearson) two-sided interval at ``1 - alpha/2``, so that
+    both hold together with probability at least ``conf = 1 - alpha``; with no value above the
+    centre, ``p_up`` <= 1 - (alpha/4)^(1/n) ~ 4.4 / n at 95%, the exact Poisson bound of
+    ``stats.mean_t``'s all-0 case at the level this split needs. ``up`` and ``down`` come from
+    ``support`` (the values' range); ``step`` None: no lower rate counts (0). The bound holds at
+    every n and never has zero width; ``support`` None gives no bound (NaN) and says so."""
+    y = np.asarray(y, dtype=float)
+    n = int(y.size)
+    nan = float("nan")
+    dev = y - centre
+    k_up, k_down = int(np.count_nonzero(dev > 0)), int(np.count_nonzero(dev < 0))
+    away = k_up + k_down
+    est = float(y.mean())
+    seen = f"{away} of {n:,} hands differ from {centre:g}"
+    if support is None or not all(np.isfinite(support)):
+        why = f"only {seen} and the range of a value is unknown: no bound"
+        return MeanCI(est, nan, nan, nan, 0.0, n, n - 1, "no bound (rare values)", why)
+    a, b = float(support[0]), float(support[1])
+    up = max(b - centre, float(dev.max(initial=0.0)))
+    down = max(centre - a, float(-dev.min(initial=0.0)))
+    nonzero = np.abs(dev[dev != 0])
+    s = 0.0 if step is None else float(step)
+    if nonzero.size:
+        s = min(s, float(nonzero.min()))
+    alpha = 1.0 - conf
+    lo, hi = _bound_at(k_up, k_down, n, up, down, s, alpha)
+    lo, hi = max(centre + lo, a), min(centre + hi, b)
+    p = _bound_p(k_up, k_down, n, up, down, s, centre)
+    method = f"rate bound ({away} of {n:,} differ)"
+    warning = f"only {seen}: bounded by their rate, each within [{a:g}, {b:g}]"
+    sd = float(y.std(ddof=1))
+    return MeanCI(est, lo, hi, nan, sd, n, n - 1, method, warning, p_value=p)
+
+
+def _bound_p(k_up, k_down, n, up, down, step, centre) -> float:
+    """The smallest alpha at which the rate bound excludes 0 (1 when it never does): the
+    p-value that agrees with the bound at every level."""
+
+    def excludes(alpha: float) -> bool:
+        lo, hi = _bound_at(k_up, k_down, n, up, down, step, alpha)
+        return centre + lo > 0 or centre + hi < 0
+
+    if not excludes(1.0 - 1e-12):
+        return 1.0
+    lo_e, hi_e = -300.0, 0.0  # log10 alpha: excludes at hi_e, not (or barely) at lo_e
+    if excludes(10.0**lo_e):
+        return 0.0
+    for _ in range(30):  # log10 alpha to 3e-7
+        mid = (lo_e + hi_e) / 2
+        if excludes(10.0**mid):
+            hi_e = mid
+        else:
+            lo_e = mid
+    return float(10.0**hi_e)
 
 
 def adjusted_values(y, x: np.ndarray | None) -> np.ndarray:
@@ -199,3 +333,13 @@ def controlled(key: str, controls: bool | None, paired: bool) -> bool:
     if controls is None:
         return key in (PAIRED_DEFAULT if paired else SINGLE_DEFAULT)
     return bool(controls)
+
+
+def deal_x(raw: pd.DataFrame, on: bool | None) -> np.ndarray | None:
+    """The centred covariates of the deals, unless control variates are off or impossible."""
+    return centred(covariates(raw)) if on is not False and has_covariates(raw) else None
+
+
+def x_for(x, key: str, controls: bool | None, paired: bool):
+    """``x`` for metric ``key`` when it is adjusted (:func:`controlled`), else None."""
+    return x if x is not None and controlled(key, controls, paired) else None

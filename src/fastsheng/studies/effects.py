@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fastsheng.studies import stats
-from fastsheng.studies.controls import mean_ci
+from fastsheng.studies.controls import MeanCI, mean_ci
 from fastsheng.studies.multiplicity import holm, simultaneous_conf
 from fastsheng.studies.report.metrics import METRICS, Metric
 from fastsheng.studies.report.sections import HEADLINE
@@ -29,6 +28,8 @@ __all__ = [
     "Check",
     "effect_table",
     "values",
+    "support",
+    "paired_intervals",
 ]
 
 #: the report's headline metrics that are defined on every hand (the sweep pairs them)
@@ -95,10 +96,45 @@ class Check:
         return len(self.base)
 
 
-def _p_value(est: float, se: float) -> float:
-    if se > 0:
-        return stats.normal_p_value(est / se)
-    return 1.0 if est == 0 else 0.0
+def support(m: Metric, arrays: Sequence[np.ndarray]) -> tuple[float, float] | None:
+    """The range a value of ``m`` can take, for the rate bound of a rare effect: [0, 1] for a
+    share; for another metric the range of the values in these runs (its possible range
+    depends on the rules), widened by the metric's ``step`` when every value is the same; None
+    when that is unknown too (``step`` None)."""
+    if m.kind == "proportion":
+        return (0.0, 1.0)
+    vals = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays])
+    vals = vals[np.isfinite(vals)]
+    if not vals.size:
+        return None
+    lo, hi = float(vals.min()), float(vals.max())
+    if hi == lo:
+        if m.step is None:
+            return None
+        lo, hi = lo - m.step, hi + m.step
+    return lo, hi
+
+
+def _diff_support(s: tuple[float, float] | None, times: int = 1):
+    """The range of a difference of two values in ``s`` (of ``times`` such differences)."""
+    if s is None:
+        return None
+    d = times * (s[1] - s[0])
+    return (-d, d)
+
+
+def paired_intervals(
+    m: Metric,
+    xb: np.ndarray,
+    xvs: Sequence[np.ndarray],
+    conf: float,
+    x: np.ndarray | None = None,
+) -> list[MeanCI]:
+    """Each variant's paired effect ``xv - xb`` (per-hand values of metric ``m``) at ``conf``:
+    the t interval (regression-adjusted with ``x``), or the rate bound of a rare effect within
+    the range of the family's values. What :func:`effect_table` reports, without the table."""
+    dspan = _diff_support(support(m, [xb, *xvs]))
+    return [mean_ci(xv - xb, x, conf, support=dspan, step=m.step) for xv in xvs]
 
 
 def effect_table(
@@ -111,20 +147,25 @@ def effect_table(
     conf: float | None = None,
 ) -> pd.DataFrame:
     """One row per variant: the paired effect of metric ``m`` (variant - baseline) with its
-    Bonferroni simultaneous interval over the variants; ``x``: the centred covariates of the
-    deals for the paired effect (control variates) or None; ``single_x``: the same for each
-    run's own mean (its 95% interval, ``mean_variant_lo/hi``). ``variants``: ``(Variant,
-    canonical hands)`` pairs. ``conf``: the level of each interval instead (not adjusted)."""
+    Bonferroni simultaneous interval over the variants (a rare effect, fewer than 10 hands
+    that differ: the rate bound of :func:`fastsheng.studies.controls.rate_bound` at that level)
+    and the p-value of the same method; ``x``: the centred covariates of the deals for the
+    paired effect (control variates) or None; ``single_x``: the same for each run's own mean
+    (the baseline's and the variant's alike, each with its 95% interval). ``variants``:
+    ``(Variant, canonical hands)`` pairs. ``conf``: the level of each interval instead (not
+    adjusted)."""
     k = len(variants)
     adjusted = conf is None
     conf = simultaneous_conf(k) if adjusted else conf
     xb = values(m, base)
+    xvs = [values(m, h) for _, h in variants]
+    span = support(m, [xb, *xvs])
+    base_own = mean_ci(xb, single_x, 0.95, support=span, step=m.step)
+    effects = paired_intervals(m, xb, xvs, conf, x)
     rows = []
-    for v, h in variants:
-        xv = values(m, h)
+    for (v, _), xv, e in zip(variants, xvs, effects, strict=True):
         d = xv - xb
-        e = mean_ci(d, x, conf)
-        own = mean_ci(xv, single_x, 0.95)
+        own = mean_ci(xv, single_x, 0.95, support=span, step=m.step)
         pooled = math.sqrt((xb.var(ddof=1) + xv.var(ddof=1)) / 2) if d.size > 1 else math.nan
         s = pooled if pooled > 0 else math.nan
         row = {
@@ -133,7 +174,9 @@ def effect_table(
             "metric": m.label,
             "unit": m.unit,
             "n": e.n,
-            "mean_baseline": float(xb.mean()),
+            "mean_baseline": base_own.estimate,
+            "mean_baseline_lo": base_own.lo,
+            "mean_baseline_hi": base_own.hi,
             "mean_variant": own.estimate,
             "mean_variant_lo": own.lo,
             "mean_variant_hi": own.hi,
@@ -143,7 +186,7 @@ def effect_table(
             "diff_hi": e.hi,
             "se": e.se,
             "half_width": e.half_width,
-            "p_value": _p_value(e.estimate, e.se),
+            "p_value": e.p_value,
             "std_diff": e.estimate / s,
             "std_diff_lo": e.lo / s,
             "std_diff_hi": e.hi / s,
@@ -171,12 +214,15 @@ def _add_check(df, m, base, variants, x, check: Check, conf: float) -> None:
     xb_main = values(m, base)[:k]
     xb_chk = values(m, check.base)
     xk = None if x is None else x[:k]
+    xcs = [values(m, hc) for hc in check.variants]
+    span = support(m, [xb_chk, *xcs])
+    both = support(m, [xb_main, xb_chk, *xcs, *(values(m, h)[:k] for _, h in variants)])
     cols: dict[str, list] = {c: [] for c in CHECK_COLUMNS}
-    for i, ((_, h), hc) in enumerate(zip(variants, check.variants, strict=True)):
+    for i, ((_, h), xc) in enumerate(zip(variants, xcs, strict=True)):
         d_main = values(m, h)[:k] - xb_main
-        d_chk = values(m, hc) - xb_chk
-        ec = mean_ci(d_chk, xk, conf)
-        ed = mean_ci(d_chk - d_main, xk, conf)
+        d_chk = xc - xb_chk
+        ec = mean_ci(d_chk, xk, conf, support=_diff_support(span), step=m.step)
+        ed = mean_ci(d_chk - d_main, xk, conf, support=_diff_support(both, 2), step=m.step)
         main = (df["diff"].iloc[i], df["diff_lo"].iloc[i], df["diff_hi"].iloc[i])
         for c, val in (
             ("check_diff", ec.estimate),

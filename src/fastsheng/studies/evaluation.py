@@ -1,4 +1,5 @@
-"""``fastsheng.evaluate``: your bot against another on paired, seat-swapped deals, in process.
+"""``fastsheng.evaluate``: your bot against another on paired, seat-swapped deals, in process
+(each Python bot in a process of its own with ``isolate``: fastsheng.engine.isolation).
 
 The same method as ``fastsheng ladder`` for one pair, and the same code (fastsheng.studies.ladder's
 ``pair_outcome`` / ``pair_row``): the first ``n`` hands of the run with ``seed`` are played
@@ -34,21 +35,28 @@ def evaluate(
     seed: int = 1,
     level: str = "2",
     batch_size: int | None = None,
+    isolate: bool | None = None,
+    bot_limits: Any = None,
 ) -> dict[str, Any]:
     """``bot`` (a name, or a Python bot object or class) against ``opponent`` over ``n``
-    paired deals. Returns the ladder's pair row (``x``, ``y``, ``deals``, ``net``, ``net_lo``,
-    ``net_hi``, ``won``, ``won_lo``, ``won_hi``, ``warning``) plus ``per_deal_net`` and
-    ``per_deal_won`` (numpy arrays, one value per deal)."""
+    paired deals. ``isolate``: each Python bot in a process of its own, which cannot read the
+    hidden cards (fastsheng.engine.isolation; None: when the two are Python bots of two
+    authors); ``bot_limits``: an isolated bot's limits (BotLimits). Returns the ladder's pair
+    row (``x``, ``y``, ``deals``, ``net``, ``net_lo``, ``net_hi``, ``won``, ``won_lo``,
+    ``won_hi``, ``warning``) plus ``per_deal_net`` and ``per_deal_won`` (numpy arrays, one
+    value per deal)."""
     from fastsheng.bots.names import resolve_bot
     from fastsheng.engine.hands import simulate_hands
-    from fastsheng.sim.runner import default_batch_size
+    from fastsheng.sim.runner import default_batch_size, isolation_of
     from fastsheng.studies.ladder import pair_outcome, pair_row
 
     mine, theirs = resolve_bot(bot), resolve_bot(opponent)
     size = batch_size or default_batch_size((mine, theirs))
+    isolate, bot_limits = isolation_of((mine, theirs), isolate, bot_limits)
 
     def seating(team0: str, team1: str):
-        t = simulate_hands(rules, [team0, team1], seed, n, level=level, batch_size=size)
+        t = simulate_hands(rules, [team0, team1], seed, n, level=level, batch_size=size,
+                           isolate=isolate, bot_limits=bot_limits)  # fmt: skip
         return t.select(list(_COLUMNS)).to_pandas()
 
     p = pair_outcome(mine, theirs, seating(mine, theirs), seating(theirs, mine))

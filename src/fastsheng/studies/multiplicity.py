@@ -20,7 +20,9 @@ ADJUSTMENT_TEXT = (
     "Intervals: Bonferroni simultaneous 95% intervals over the {k} variants of each metric "
     "(each at {each:.4%}), so that all {k} cover their true effects together at least 95% of the "
     "time; p_holm: Holm's step-down adjusted p-value (an effect is established at family-wise 5% "
-    "when p_holm < 0.05)."
+    "when p_holm < 0.05), from p_value, the interval's own test (t on its degrees of freedom). "
+    "An effect on fewer than 10 differing hands is bounded by the rate of those hands at the "
+    "same level instead of a t interval (its warning says so)."
 )
 
 

@@ -1,6 +1,6 @@
 """Choosing n for a target precision: a pilot run estimates the variance, then one run of a
-fixed n is made and its interval computed once (a two-stage, Stein-type procedure). The interval
-is never recomputed as hands come in, so it keeps its level.
+fixed n is made and its interval computed once (a pilot-planned fixed n). The interval is never
+recomputed as hands come in, so it keeps its level.
 
 n is planned from an upper confidence bound of the per-hand variance (not the pilot's point
 estimate), so that the final interval, made with the final run's own standard deviation, is as
@@ -12,6 +12,12 @@ narrow as asked on at least 95% of repeated runs:
 variance from its large-sample distribution (Var s^2 ~ (mu4 - sigma^4) / n0, which holds for any
 distribution with four moments, unlike the chi-square bound of normal data), and ``t`` the
 quantile of the interval that will be reported (a simultaneous one in a sweep).
+
+This is not Stein's two-stage procedure: Stein's interval uses the pilot's standard deviation
+(t on n0 - 1 degrees of freedom), which fixes its width in advance; here the pilot only sets n
+and the interval is the ordinary one of the final sample, whose width is a random variable
+that the variance bound keeps within the target on at least 95% of runs. The pilot has 5% of
+``-n``'s cap, at least :data:`MIN_PILOT` (2,000) and at most :data:`MAX_PILOT` (50,000) hands.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ __all__ = [
     "PRECISION_TEXT",
     "PILOT_SHARE",
     "MIN_PILOT",
+    "MAX_PILOT",
     "pilot_size",
     "planned_n",
     "variance_upper",
@@ -39,9 +46,12 @@ MAX_PILOT = 50_000
 PRECISION_TEXT = (
     "Precision {target} asked for {metric}: a pilot run of {pilot:,} hands estimated the per-hand "
     "variance of its differences; n = {n:,} was fixed from the pilot's 99% upper variance bound "
-    "(two-stage, Stein-type), the runs then made once at that n and every interval computed once "
-    "(never recomputed until narrow). The pilot's deals are the first {pilot:,} of the runs' "
-    "(same seed). Achieved half-width: {achieved}."
+    "(a pilot-planned fixed n: the interval uses the final runs' own standard deviation, not "
+    "the pilot's as Stein's two-stage interval would), the runs then made once at that n and "
+    "every interval computed once (never recomputed until narrow). The pilot has 5% of -n's cap "
+    "(at least 2,000, at most 50,000 hands); its deals are the first {pilot:,} of the runs' "
+    "(same seed), and when n is the pilot's size the pilot's runs are the runs. Achieved "
+    "half-width: {achieved}."
 )
 
 

@@ -9,16 +9,34 @@ sweep's, adjusted for the number of variants):
 
 * **flips sign**: both effects' intervals exclude 0, on opposite sides;
 * **grows** / **shrinks**: the interval of ``check - main`` excludes 0, away from / towards 0
-  (by the sign of the main effect);
+  (the main effect's interval excludes 0, so its sign is known);
+* **changes**: the interval of ``check - main`` excludes 0 but the main effect's covers 0: the
+  effect differs between the line-ups, and with no established sign neither "grows" nor
+  "shrinks" can be said;
 * **holds**: the interval of ``check - main`` covers 0 (no change this n can show).
 """
 
 from __future__ import annotations
 
-__all__ = ["CHECK_COLUMNS", "FLIP", "VERDICTS", "verdict", "ROBUSTNESS_TEXT"]
+import re
+from pathlib import Path
 
+__all__ = [
+    "CHECK_COLUMNS",
+    "CHANGES",
+    "DEFAULT_CHECK_N",
+    "FLIP",
+    "VERDICTS",
+    "verdict",
+    "ROBUSTNESS_TEXT",
+    "mark_flips",
+]
+
+#: the deals --check-bots replays unless --check-n says (at most the runs' n)
+DEFAULT_CHECK_N = 10_000
 FLIP = "flips sign"
-VERDICTS = ("holds", "shrinks", "grows", FLIP)
+CHANGES = "changes"
+VERDICTS = ("holds", "shrinks", "grows", CHANGES, FLIP)
 #: The columns a check adds to an effect table: the check line-up's effect, its change, verdict.
 CHECK_COLUMNS = (
     "check_diff",
@@ -35,7 +53,8 @@ ROBUSTNESS_TEXT = (
     "of the same seed; check_diff is the effect under {lineup}, change = check_diff - diff on "
     "those common deals (paired over the deals, the same adjusted level). Verdicts: flips sign "
     "(both intervals exclude 0 on opposite sides), grows / shrinks (the change excludes 0, away "
-    "from / towards 0), holds (the change covers 0)."
+    "from / towards 0, and the main effect's interval excludes 0), changes (the change excludes "
+    "0 but the main effect's sign is not established), holds (the change covers 0)."
 )
 
 
@@ -53,6 +72,19 @@ def verdict(
         return FLIP
     if dlo <= 0 <= dhi or not (dlo == dlo and dhi == dhi):  # covers 0 (or NaN: nothing differs)
         return "holds"
-    if m == 0:  # no main effect at all: any change is away from 0
-        return "grows"
+    if mlo <= 0 <= mhi or not (mlo == mlo and mhi == mhi):
+        return CHANGES  # the main effect's sign is not established: no direction to grow in
     return "grows" if (d > 0) == (m > 0) else "shrinks"
+
+
+_FLIP_CELL = re.compile(r"<td>flips sign</td>")
+
+
+def mark_flips(index: Path) -> None:
+    """A flip is shown in red on the page."""
+    text = index.read_text(encoding="utf-8")
+    marked = _FLIP_CELL.sub(
+        '<td class="flip" style="color:#c00;font-weight:700">flips sign</td>', text
+    )
+    if marked != text:
+        index.write_text(marked, encoding="utf-8")

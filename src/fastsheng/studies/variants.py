@@ -18,6 +18,7 @@ Every check names the problem in one line (:class:`SweepError`; a bad switch or 
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import math
 import tomllib
@@ -27,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from fastsheng.errors import FastshengError, RulesError
-from fastsheng.rules import Rules, rules_from_spec
+from fastsheng.rules import FIELDS, Rules, rules_from_spec
+from fastsheng.studies.folders import variant_folder
 
 __all__ = [
     "MAX_VARIANTS",
@@ -39,6 +41,9 @@ __all__ = [
     "grid_settings",
     "load_grid",
     "build_variants",
+    "did_you_mean",
+    "check_bot_names",
+    "table_data",
 ]
 
 #: A grid larger than this needs ``force=True`` (``--force``): a typo in a list multiplies.
@@ -110,9 +115,98 @@ def _nested(settings: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def did_you_mean(
+    word: str, choices: Iterable[str], aliases: Mapping[str, str] | None = None
+) -> str:
+    """``"; did you mean X?"`` (the closest of ``choices``, or an alias's meaning), or ""."""
+    key = word.strip().lower().replace("-", "_")
+    if aliases and key in aliases:
+        return f"; did you mean {aliases[key]}?"
+    close = difflib.get_close_matches(word, list(choices), n=2, cutoff=0.6)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
+
+
+#: names a designer may type for a switch that lives elsewhere (docs/rules.md's wording)
+_FIELD_ALIASES = {
+    "take_over": "level_table.threshold (the take-over line)",
+    "takeover": "level_table.threshold (the take-over line)",
+    "take_over_line": "level_table.threshold (the take-over line)",
+    "threshold": "level_table.threshold (the take-over line)",
+    "multiplier": "kitty_multiplier",
+}
+
+
+def table_data(switch: str, value: Any) -> Any:
+    """The data of a data-valued switch's value (a named table: ``standard`` -> its threshold and
+    the rest), as a plain value; ``value`` itself when it names no table (or rules have none)."""
+    try:
+        from fastsheng import tables
+    except ImportError:  # rules without data-valued switches
+        return value
+    lookup = {
+        "level_table": getattr(tables, "level_table_data", None),
+        "kitty_multiplier": getattr(tables, "kitty_multiplier_data", None),
+    }.get(switch)
+    try:
+        value = lookup(value) if lookup is not None else value
+    except KeyError:
+        return value
+    return value.to_value() if hasattr(value, "to_value") else value
+
+
+def _settable(base: Rules) -> list[str]:
+    """The switches, and the keys of the data-valued ones (``level_table.threshold``)."""
+    names = [f for f in FIELDS if f != "name"]
+    try:
+        for switch in ("level_table", "kitty_multiplier"):
+            data = table_data(switch, getattr(base, switch, None))
+            if isinstance(data, dict):
+                names += [f"{switch}.{k}" for k in data]
+    except Exception:  # noqa: BLE001 - suggestions only; the switches alone still help
+        pass
+    return names
+
+
+def _check_fields(base: Rules, settings: Mapping[str, Any]) -> None:
+    """RulesError for an unknown switch, with the closest switch (or data key) instead of the
+    list of every field."""
+    for key in settings:
+        head = key.partition(".")[0]
+        if head in FIELDS:
+            continue
+        hint = did_you_mean(key, _settable(base), _FIELD_ALIASES)
+        raise RulesError(
+            f"unknown field {head!r}{hint} (fastsheng rules show {base.name} lists every switch)"
+        )
+
+
+def check_bot_names(lineups: Iterable[str | None], option: str = "--bots") -> None:
+    """SweepError for an unknown bot name in a line-up, with the closest known name."""
+    from fastsheng.bots.names import BOTS, is_python_bot, resolve_bot, split_bots
+
+    for text in lineups:
+        if not isinstance(text, str):
+            continue
+        for name in split_bots(text):
+            if not name or is_python_bot(name):
+                continue
+            try:
+                resolve_bot(name.lower())
+            except ValueError as exc:
+                if "unknown bot" not in str(exc):
+                    raise SweepError(str(exc)) from None
+                family = name.partition(":")[0]
+                hint = did_you_mean(family.lower(), BOTS)
+                raise SweepError(
+                    f"{option}: unknown bot {name!r}{hint} (fastsheng bots lists them; a Python "
+                    "bot is module.path:Class)"
+                ) from None
+
+
 def apply_settings(base: Rules, settings: Mapping[str, Any]) -> Rules:
     """``base`` with ``settings`` applied (validated by :class:`Rules`: an unknown switch or a
-    value outside its choices is a one-line RulesError)."""
+    value outside its choices is a one-line RulesError; an unknown switch names the closest)."""
+    _check_fields(base, settings)
     overrides = _nested(settings)
     try:
         return base.replace(**overrides)
@@ -183,10 +277,6 @@ def _switches(rules: Rules) -> dict[str, Any]:
     return {k: v for k, v in rules.to_dict().items() if k != "name"}
 
 
-def _safe(s: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in s)
-
-
 def build_variants(
     baseline: str | Rules = "standard",
     *,
@@ -195,13 +285,18 @@ def build_variants(
     rules: Sequence[str | Rules] = (),
     bots: Sequence[str] = (),
     force: bool = False,
+    notes: list[str] | None = None,
 ) -> tuple[Variant, list[Variant]]:
     """The baseline and the variants, checked: at least one variant, no variant that plays the
     baseline again, no variant twice, rules and line-ups not mixed, at most
-    :data:`MAX_VARIANTS` (without ``force``). ``bots``: with one line-up, every run's line-up;
-    with several, the variants are line-ups (the first is the baseline's)."""
+    :data:`MAX_VARIANTS` (without ``force``). A grid's point that is the baseline's own rules
+    (``level_table.threshold = [60, 70, 80]`` under ``standard``, whose line is 80) is skipped,
+    and said in ``notes``; a --set or --variant that plays the baseline again is a mistake.
+    ``bots``: with one line-up, every run's line-up; with several, the variants are line-ups
+    (the first is the baseline's)."""
     base_rules = baseline if isinstance(baseline, Rules) else rules_from_spec(baseline)
     bots = list(bots)
+    check_bot_names(bots)
     rule_variants: list[Variant] = []
     for s in sets:
         settings = parse_assignments(s) if isinstance(s, str) else dict(s)
@@ -209,8 +304,17 @@ def build_variants(
     if grid is not None:
         where = str(grid) if isinstance(grid, str | Path) else "grid"
         table = load_grid(grid) if isinstance(grid, str | Path) else grid
+        own = _switches(base_rules)
         for settings in grid_settings(table, force=force, where=where):
-            rule_variants.append(_settings_variant(base_rules, settings))
+            v = _settings_variant(base_rules, settings)
+            if _switches(v.rules) == own:
+                if notes is not None:
+                    notes.append(
+                        f"grid: {v.label} is the baseline's own rules ({base_rules.name}); "
+                        "skipped (every variant is compared with the baseline)"
+                    )
+                continue
+            rule_variants.append(v)
     for spec in rules:
         r = spec if isinstance(spec, Rules) else rules_from_spec(spec)
         rule_variants.append(Variant(label=r.name, rules=r, settings={}))
@@ -241,7 +345,7 @@ def build_variants(
         key=lambda v: tuple(sorted(map(str, _switches(v.rules).items()))),
         what="rules",
     )
-    labels = [_safe(v.label) for v in [base, *variants]]
+    labels = [variant_folder(v.label) for v in [base, *variants]]
     if len(set(labels)) != len(labels):
         dup = next(x for x in labels if labels.count(x) > 1)
         raise SweepError(f"two variants share the folder name {dup!r}; give them other names")

@@ -38,8 +38,12 @@ def ladder_command(
     out: str | None = None,
     markdown: bool = False,
     quiet: bool = False,
+    isolate: bool | None = None,
+    bot_limits: Any = None,
 ) -> int:
-    """``fastsheng ladder``: play, print the tables, write them to ``out``; the exit code."""
+    """``fastsheng ladder``: play, print the tables, write them to ``out``; the exit code.
+    ``isolate``, ``bot_limits``: LadderSpec's (None: isolated when the Python bots come from
+    two or more authors)."""
     import secrets
     import sys
 
@@ -61,13 +65,17 @@ def ladder_command(
     caps = _parse_max_deals(max_deals) if max_deals else ()
     if batch_size is None:  # sim's choice: smaller batches when a seat is a (slow) Python bot
         batch_size = _default_batch_size(names)
-    spec = LadderSpec(tuple(names), n, seed, the_rules, level, batch_size, caps)
+    spec = LadderSpec(
+        tuple(names), n, seed, the_rules, level, batch_size, caps,
+        isolate=isolate, bot_limits=bot_limits,
+    )  # fmt: skip
     where = Path(out) if out else Path("runs") / f"ladder-{safe_name(the_rules.name)}-{n}-s{seed}"
     command = (
         f"fastsheng ladder --bots {','.join(spec.labels)} -n {n} --seed {seed} "
         f"--rules {rules or 'standard'} --level {level}"
         + (f" --batch-size {batch_size}" if batch_size != _default_batch_size(names) else "")
         + (f" --max-deals {max_deals}" if max_deals else "")
+        + _isolation_options(isolate, bot_limits)
     )
     reporter = progress.make_reporter(quiet=quiet)
     if not quiet:
@@ -90,6 +98,15 @@ def ladder_command(
     if not quiet:
         print(f"wrote {', '.join(str(f) for f in files)}")
     return 0
+
+
+def _isolation_options(isolate: bool | None, limits: Any) -> str:
+    """The isolation options as given, for the command that finishes the ladder."""
+    out = "" if isolate is None else (" --isolate" if isolate else " --no-isolate")
+    if limits is not None:
+        out += f" --bot-timeout {limits.timeout:g} --bot-memory {limits.memory_mb}"
+        out += f" --on-bot-error {limits.on_error}" if limits.on_error else ""
+    return out
 
 
 def _default_batch_size(names: Any) -> int:

@@ -68,6 +68,11 @@ class LadderSpec:
 
     # (name, the listed name it was merged into): names that resolve to one bot, rated once
     merged: tuple[tuple[str, str], ...] = ()
+    # every Python bot in a process of its own, in every pair (fastsheng.engine.isolation). None:
+    # when the listed Python bots come from two or more authors (a ladder rates them against
+    # each other: in process each could read the others' cards), or when bot_limits are given
+    isolate: bool | None = None
+    bot_limits: Any = None  # an isolated bot's limits (fastsheng.engine.isolation.BotLimits)
 
     def __post_init__(self) -> None:
         # plain names trimmed; a bot object, class or BotRef (a str carrying one) as given
@@ -103,6 +108,14 @@ class LadderSpec:
         object.__setattr__(self, "bots", tuple(kept))
         object.__setattr__(self, "max_deals", tuple(caps))
         object.__setattr__(self, "merged", tuple(merged))
+        from fastsheng.sim.spec import isolation_of
+
+        try:
+            isolate, limits = isolation_of(kept, self.isolate, self.bot_limits)
+        except ValueError as exc:
+            raise LadderError(str(exc)) from None
+        object.__setattr__(self, "isolate", isolate)
+        object.__setattr__(self, "bot_limits", limits)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -130,6 +143,8 @@ class LadderSpec:
             n=self.deals(team0, team1),
             batch_size=self.batch_size,
             level=self.level,
+            isolate=self.isolate,
+            bot_limits=self.bot_limits,
         )
 
     def config(self) -> dict[str, Any]:
@@ -144,4 +159,6 @@ class LadderSpec:
             "level": self.level,
             "batch_size": self.batch_size,
             "max_deals": dict(self.max_deals),
+            "isolate": self.isolate,
+            **({"bot_limits": self.bot_limits.to_dict()} if self.bot_limits else {}),
         }

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from fastsheng.sim.runner import default_batch_size, lineup_label, lineup_names
+from fastsheng.sim.runner import default_batch_size, isolation_of, lineup_label, lineup_names
+from fastsheng.studies.folders import run_folder
 from fastsheng.studies.report.compare import compute_compare, team_view
 from fastsheng.studies.report.model import Report, lineup_text
 from fastsheng.studies.report.render import print_headline, print_table, write_report
@@ -64,13 +65,18 @@ def compare_command(
     precision: float | None = None,
     check_bots: str | None = None,
     check_n: int | None = None,
+    isolate: bool | None = None,
+    bot_limits: Any = None,
 ) -> Report:
     """``fastsheng compare``: either two existing runs (``runs=[A, B]``), or simulate two variants
     that differ in rules (``rules=[a, b]``) or bots (``bots=[a, b]``) over the same deals
     (same seed, n and batch size: common random numbers) into ``OUT/a`` and ``OUT/b``, then
     compare. Writes ``OUT/index.html`` + CSVs (default ``OUT``: ``compare-<a>-vs-<b>``).
     ``notice`` is shown on every output. ``precision``, ``check_bots``, ``check_n``:
-    :class:`fastsheng.studies.compare_options.CompareOptions`."""
+    :class:`fastsheng.studies.compare_options.CompareOptions`. ``isolate``: each Python bot in
+    a process of its own (fastsheng.engine.isolation; None: when the Python bots of both
+    variants and ``check_bots`` come from two or more authors: a comparison of two authors'
+    bots is a contest); ``bot_limits``: an isolated bot's limits (BotLimits)."""
     from fastsheng.studies.compare_options import CompareOptions
 
     runs = [str(r) for r in runs]
@@ -81,29 +87,19 @@ def compare_command(
             raise ValueError("give exactly two run folders, or two --rules / two --bots")
         run_a, run_b = load_run(runs[0]), load_run(runs[1])
         la, lb = _short_label(run_a, run_b)
-        where = (
-            Path(out)
-            if out
-            else Path(runs[0]).parent / (f"compare-{Path(runs[0]).name}-vs-{Path(runs[1]).name}")
-        )
+        pair = f"compare-{Path(runs[0]).name}-vs-{Path(runs[1]).name}"
+        where = Path(out) if out else Path(runs[0]).parent / pair
     else:
         variants, labels = _variants(rules, bots)
-        folders = [_folder_name(lab) for lab in labels]
+        folders = [run_folder(lab) for lab in labels]
         where = Path(out) if out else Path(f"compare-{folders[0]}-vs-{folders[1]}")
         if batch_size is None:  # one batch size for both, or the deals would differ
             batch_size = min(default_batch_size(lineup_names(bt), mode) for _, bt in variants)
+        iso = _isolation(variants, check_bots, isolate, bot_limits, mode)
         n = opts.plan_n(variants, labels, n, where, seed=seed, batch_size=batch_size, mode=mode,
-                        level=level, workers=workers, batch_fn=batch_fn)  # fmt: skip
-        common = dict(
-            n=n,
-            seed=seed,
-            batch_size=batch_size,
-            mode=mode,
-            level=level,
-            workers=workers,
-            batch_fn=batch_fn,
-            quiet=quiet,
-        )
+                        level=level, workers=workers, batch_fn=batch_fn, **iso)  # fmt: skip
+        common = dict(n=n, seed=seed, batch_size=batch_size, mode=mode, level=level,
+                      workers=workers, batch_fn=batch_fn, quiet=quiet, **iso)  # fmt: skip
         paths, teams = _play_variants(
             variants, labels, [where / "runs" / f for f in folders], common
         )
@@ -123,6 +119,15 @@ def compare_command(
             _say(console, line)
         _say(console, f"wrote {index} and {len(rep.tables)} CSV tables")
     return rep
+
+
+def _isolation(variants, check_bots, isolate, bot_limits, mode) -> dict[str, Any]:
+    """Whether the comparison isolates its Python bots: decided once over both variants'
+    line-ups and ``check_bots`` (fastsheng.sim.runner.isolation_of)."""
+    everyone = [b for _, bt in variants for b in lineup_names(bt)]
+    everyone += lineup_names(check_bots) if check_bots else []
+    isolate, bot_limits = isolation_of(everyone, isolate, bot_limits, mode)
+    return {"isolate": isolate, "bot_limits": bot_limits}
 
 
 def _variants(rules: Sequence[str], bots: Sequence[Any]) -> tuple[list[tuple], list[str]]:
@@ -168,13 +173,6 @@ def _play_variants(
     return paths, teams
 
 
-def _folder_name(label: str) -> str:
-    """A label as a folder name: a rules file by its stem (``x.toml`` -> ``x``)."""
-    if label.lower().endswith(".toml"):
-        label = Path(label).stem
-    return _safe(label)
-
-
 def _short_label(a: Run, b: Run) -> tuple[str, str]:
     ma, mb = a.manifest, b.manifest
     if ma.get("rules_name") != mb.get("rules_name") or ma.get("rules") != mb.get("rules"):
@@ -185,10 +183,6 @@ def _short_label(a: Run, b: Run) -> tuple[str, str]:
         # of four such names cannot be read back
         return lineup_text(ma.get("bots")), lineup_text(mb.get("bots"))
     return Path(a.path).name, Path(b.path).name
-
-
-def _safe(s: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in s)
 
 
 def simulate_run(
@@ -204,9 +198,12 @@ def simulate_run(
     workers: int | None = None,
     batch_fn: Any = None,
     quiet: bool = True,
+    isolate: bool | None = None,
+    bot_limits: Any = None,
 ) -> Path:
     """Simulate one run into ``out`` with :func:`fastsheng.sim.runner.run` (reusing a finished run
-    with the same configuration), with a progress bar on a terminal unless ``quiet``."""
+    with the same configuration), with a progress bar on a terminal unless ``quiet``;
+    ``isolate``, ``bot_limits``: fastsheng.sim.runner.RunSpec's."""
     from fastsheng.rules import rules_from_spec
     from fastsheng.sim import progress
     from fastsheng.sim.runner import RunSpec, default_batch_size, run
@@ -219,6 +216,8 @@ def simulate_run(
         batch_size=batch_size or default_batch_size(lineup_names(bots), mode),
         mode=mode,
         level=level,
+        isolate=isolate,
+        bot_limits=bot_limits,
     )
     p = Path(out)
     resume = (p / "run.json").is_file()

@@ -44,6 +44,9 @@ class Table:
     show: tuple[str, ...] = ()  # columns shown in HTML / console (default: all); CSV has all
     console: tuple[str, ...] = ()  # columns printed by the command (default: ``show``)
     bots: str = ""  # who played the hands behind it, when not the report's ``bots`` (compare's A)
+    # the level said in an interval column's header, when not "95% CI" (a sweep's simultaneous
+    # intervals: {"diff": "simultaneous 95%"})
+    ci_labels: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

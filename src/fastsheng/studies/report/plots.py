@@ -54,8 +54,12 @@ def hist_shares(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
     return counts / max(x.size, 1)
 
 
-def points_hist_figure(groups: dict[str, np.ndarray], xlabel: str, title: str):
-    """One step line per group: the share of its hands in each 5-point bin (sums to 1)."""
+def points_hist_figure(
+    groups: dict[str, np.ndarray], xlabel: str, title: str, total: str | None = None
+):
+    """One step line per group: the share of its hands in each 5-point bin (sums to 1).
+    ``total`` names the group of all hands, which the others split: it is drawn as a wide grey
+    band under them, since a group holding most hands (suit trump) would hide its line."""
     fig = _figure()
     ax = fig.add_subplot()
     xs = [g for g in groups.values() if g.size]
@@ -67,7 +71,12 @@ def points_hist_figure(groups: dict[str, np.ndarray], xlabel: str, title: str):
             # a search's name runs past 90 characters: wrapped, so the legend cannot squeeze
             # the axes to nothing
             name = textwrap.fill(f"{label} (n={x.size:,})", 70, break_on_hyphens=False)
-            ax.stairs(hist_shares(x, edges), edges, linewidth=1.6, label=name)
+            style = (
+                {"color": "0.6", "linewidth": 5.0, "alpha": 0.6, "zorder": 1}
+                if label == total
+                else {"linewidth": 1.6, "zorder": 2}
+            )
+            ax.stairs(hist_shares(x, edges), edges, label=name, **style)
     ax.axvline(80, color="grey", linestyle="--", linewidth=1)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(f"share of hands in each {BIN}-point bin (sums to 1)")

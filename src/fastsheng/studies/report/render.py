@@ -91,7 +91,7 @@ def display_frame(t: Table, columns: Sequence[str] = ()) -> pd.DataFrame:
             continue
         if f"{c}_lo" in df and f"{c}_hi" in df:
             skip |= {f"{c}_lo", f"{c}_hi"}
-            out[f"{c} (95% CI)"] = _interval_column(df, c, t)
+            out[f"{c} ({t.ci_labels.get(c, '95% CI')})"] = _interval_column(df, c, t)
         else:
             out[c] = _plain_column(df, c, t)
     if "warning" in out and not any(out["warning"]):

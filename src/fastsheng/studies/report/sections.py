@@ -213,7 +213,7 @@ def _points_figures(h: pd.DataFrame, by_level: pd.DataFrame | None) -> list[Figu
         for g in sorted(h["trump_kind"].unique()):
             groups[g] = h.loc[h["trump_kind"] == g, "defenders_total"].to_numpy(float)
     title = "Defenders' total by trump kind (dashed: 80, take-over)"
-    fig = plots.points_hist_figure(groups, "defenders' total points", title)
+    fig = plots.points_hist_figure(groups, "defenders' total points", title, total="all hands")
     out = [
         Figure(
             "points_hist",
@@ -351,8 +351,8 @@ KITTY = (
 
 _KITTY_NOTE = (
     "A capture: the defenders win the last trick and add the points of the final kitty (buried "
-    "by the burier: the dealer, or the last 炒底 overcaller) x the multiplier. 'Decided by the "
-    "kitty': the level outcome (side and levels, from the rules' level table) at "
+    "by the burier: the dealer, or the last chaodi 炒底 overcaller) x the multiplier. 'Decided "
+    "by the kitty': the level outcome (side and levels, from the rules' level table) at "
     "max(0, total - bonus) differs from the one at the total; 'of which the winning side flips' "
     "is a share of those kitty-decided hands. "
 )
@@ -422,7 +422,10 @@ def throws(ctx: Context) -> list[Table]:
 _ROLES = ("dealer", "dealer's partner", "defender", "nobody")
 _SEAT_QUESTIONS = (
     ("declarer_role", "standing caller at the close of the deal (before burial)"),
-    ("final_caller_role", "whose call set the final trump (last 炒底 overcaller, else declarer)"),
+    (
+        "final_caller_role",
+        "whose call set the final trump (last chaodi 炒底 overcaller, else declarer)",
+    ),
     ("burier_role", "who buried the final kitty"),
 )
 
@@ -468,7 +471,7 @@ def declarations(ctx: Context) -> list[Table]:
     for key, question in (
         ("no_trump", "no-trump hand"),
         ("overcall", "at least one overcall"),
-        ("chaodi", "炒底 (overcall after burial)"),
+        ("chaodi", "chaodi 炒底 (overcall after burial)"),
     ):
         m = METRICS[key]
         if m.available(h):

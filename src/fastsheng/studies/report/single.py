@@ -29,11 +29,11 @@ LEVEL_COLUMNS = (
     "Each table says which it uses."
 )
 SEAT_COLUMNS = (
-    "Seats after 炒底 (chaodi: an overcall after the burial): declarer = the standing caller "
+    "Seats after chaodi 炒底 (an overcall after the burial): declarer = the standing caller "
     "when the calls closed with the deal (before burial); final_caller = whose call set the "
-    "final trump (the last 炒底 overcaller, else the declarer); burier = who buried the final "
-    "kitty (the dealer, or the last 炒底 overcaller); kitty_points_buried = points in that final "
-    "kitty; trumps_s etc. under the final trump."
+    "final trump (the last chaodi 炒底 overcaller, else the declarer); burier = who buried the "
+    "final kitty (the dealer, or the last chaodi 炒底 overcaller); kitty_points_buried = points "
+    "in that final kitty; trumps_s etc. under the final trump."
 )
 
 
