@@ -186,7 +186,9 @@ class BuildCore(build_ext):
         flags = self._flags()
         for ext in self.extensions:
             ext.extra_compile_args = flags
-        use_cache = os.environ.get("FASTSHENG_BUILD_CACHE", "1") != "0"
+        # an annotated build wants Cython's .html of every module, which the cache does not keep
+        annotate = bool(os.environ.get("FASTSHENG_ANNOTATE"))
+        use_cache = os.environ.get("FASTSHENG_BUILD_CACHE", "1") != "0" and not annotate
         common = self._common_fingerprint()
         cached = {ext.name: self._cached_path(ext, common) for ext in self.extensions}
         todo = []
@@ -223,7 +225,7 @@ class BuildCore(build_ext):
             force=True,
             quiet=True,
             compiler_directives=DIRECTIVES,
-            annotate=bool(os.environ.get("FASTSHENG_ANNOTATE")),
+            annotate=annotate,
             include_path=["src"],
         )
         by_name = {m.name: m for m in generated}
@@ -239,8 +241,10 @@ class BuildCore(build_ext):
             self.extensions = everything
         if use_cache:
             CACHE.mkdir(parents=True, exist_ok=True)
-            for ext in todo:
-                shutil.copyfile(self.get_ext_fullpath(ext.name), cached[ext.name])
+            for ext in todo:  # copy, then rename: an interrupted build leaves no half a module
+                partial = cached[ext.name].with_name(cached[ext.name].name + ".partial")
+                shutil.copyfile(self.get_ext_fullpath(ext.name), partial)
+                os.replace(partial, cached[ext.name])
             self._prune_cache(cached)
         _say(f"built the C core in {time.monotonic() - start:.0f} s", terminal=True)
 
