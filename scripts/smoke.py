@@ -127,11 +127,12 @@ def _checks(work: Path) -> None:
 
     @check("fastsheng report on it")
     def _():
-        out = run("report", str(run_dir), cwd=work)
+        run("report", str(run_dir), cwd=work)
         page = run_dir / "report" / "index.html"
         if not page.is_file():
             sys.exit(f"smoke: FAILED: report wrote no {page}")
-        return f"{page.stat().st_size:,} bytes of index.html; {out.strip().splitlines()[-1][:70]}"
+        tables = len(list((run_dir / "report").glob("*.csv")))
+        return f"index.html ({page.stat().st_size:,} bytes) and {tables} CSV tables"
 
     @check("fastsheng.Game to the end with bot_action('expert') = simulate_hands' row")
     def _():
@@ -152,7 +153,7 @@ def _checks(work: Path) -> None:
         if hands.num_rows != 2:
             sys.exit(f"smoke: FAILED: {hands.num_rows} hands, not 2")
         totals = hands.column("defenders_total").to_pylist()
-        return f"defenders' totals {totals}; bots {hands.column('bots')[0]}"
+        return f"the defenders make {totals}"
 
 
 if __name__ == "__main__":
