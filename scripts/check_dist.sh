@@ -64,7 +64,7 @@ fixed="$out/$(basename "$fixed")"
 sdist="$out/$(basename "$sdist")"
 tag=$(basename "$fixed" .whl | cut -d- -f3-)
 size=$(du -k "$fixed" | cut -f1)
-say "wheel: $(basename "$fixed"): tag $tag, $((size / 1024)).$((size % 1024 * 10 / 1024)) MB (${size} kB), models inside; sdist $(du -k "$sdist" | cut -f1) kB ($(elapsed))"
+say "wheel: $(basename "$fixed"): tag $tag, $(awk -v k="$size" 'BEGIN { printf "%.1f", k / 1024 }') MB (${size} kB), models inside; sdist $(du -k "$sdist" | cut -f1) kB ($(elapsed))"
 
 # 4. the wheel where no compiler is reachable
 mkdir -p "$work/nocc"
