@@ -65,9 +65,9 @@ DIRECTIVES = {
     "initializedcheck": False,
 }
 
-#: CPU seconds one module takes to cythonize and compile, measured on this project's CI machine
-#: (about 3 s of gcc per MB of generated C at -O3, 1.3 MB a module, plus 1.5 s of Cython)
-SECONDS_PER_MODULE = 5
+#: CPU seconds one module takes to cythonize and compile on this project's CI machine (about
+#: 3 s of gcc per MB of generated C at -O3, 1.3 MB a module, 1.5 s of Cython, and the rest)
+SECONDS_PER_MODULE = 7
 
 
 def compile_flags(compiler_type: str) -> list[str]:
@@ -116,6 +116,10 @@ def _compiler_version(command: list[str]) -> str:
     except (OSError, subprocess.SubprocessError):
         out = ""
     return out.splitlines()[0].strip() if out.strip() else command[0]
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
 def _say(message: str, terminal: bool = False) -> None:
@@ -208,11 +212,18 @@ class BuildCore(build_ext):
             return
         jobs = max(1, int(self.parallel or 1))
         workers = min(jobs, len(todo))
-        minutes = len(todo) * SECONDS_PER_MODULE / workers / 60
+        seconds = len(todo) * SECONDS_PER_MODULE / workers
+        minutes = round(seconds / 60)
+        wait = (
+            "under a minute"
+            if seconds < 45
+            else "about a minute"
+            if minutes <= 1
+            else f"about {minutes} minutes"
+        )
         _say(
-            f"building the C core: {len(todo)} modules on {workers} "
-            f"core{'s' if workers > 1 else ''}, about {max(1, round(minutes))} "
-            f"minute{'s' if round(minutes) > 1 else ''} on an idle machine"
+            f"building the C core: {_count(len(todo), 'module')} on {_count(workers, 'core')}, "
+            f"{wait} on an idle machine"
             + (f" ({reused} reused from an earlier build)" if reused else ""),
             terminal=True,
         )
@@ -232,7 +243,8 @@ class BuildCore(build_ext):
         for ext in todo:
             ext.sources = by_name[ext.name].sources
             Path(self.get_ext_fullpath(ext.name)).unlink(missing_ok=True)
-        _say(f"cythonized {len(todo)} modules in {time.monotonic() - start:.0f} s; compiling")
+        took = time.monotonic() - start
+        _say(f"cythonized {_count(len(todo), 'module')} in {took:.0f} s; compiling")
         self._done, self._total, self._start = 0, len(todo), time.monotonic()
         everything, self.extensions = self.extensions, todo
         try:
