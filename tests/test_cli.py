@@ -579,7 +579,7 @@ def test_a_failing_batch_exits_1_with_the_engine_traceback(
 
 def test_version(capsys):
     code, stdout, _ = run_cli(capsys, "--version")
-    assert code == 0 and stdout.strip() == f"fastsheng {fastsheng.__version__}"
+    assert code == 0 and stdout.splitlines()[0] == f"fastsheng {fastsheng.__version__}"
 
 
 def test_rules_list_and_show(capsys, tmp_path):

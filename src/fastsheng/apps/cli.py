@@ -82,9 +82,10 @@ FLAG = ""
 
 def _version_callback(value: bool) -> None:
     if value:
-        from fastsheng._version import __version__
+        from fastsheng._version import __version__, describe_build
 
         typer.echo(f"fastsheng {__version__}")
+        typer.echo(describe_build())
         raise typer.Exit()
 
 
@@ -97,7 +98,7 @@ def _root(
             metavar=FLAG,
             callback=_version_callback,
             is_eager=True,
-            help="Print the version.",
+            help="Print the version and how the compiled core was built.",
         ),
     ] = False,
 ) -> None:
