@@ -160,6 +160,16 @@ def _c_bot(name: Any, what: str) -> str:
     return resolved
 
 
+def _check_first_batch(first_batch: Any, n: int) -> int:
+    if (
+        isinstance(first_batch, bool)
+        or not isinstance(first_batch, (int, np.integer))
+        or not 0 <= first_batch <= (1 << 32) - n
+    ):
+        raise ValueError(f"first_batch must be a whole number in 0..2**32 - n, not {first_batch!r}")
+    return int(first_batch)
+
+
 class VecEnv:
     """``n`` hands of 双升 stepped together (docs/learning.md).
 
@@ -217,16 +227,14 @@ class VecEnv:
         if self.dtype not in (np.uint8, np.float32):
             raise ValueError(f"dtype must be np.uint8 or np.float32, not {self.dtype}")
         self.threads = positive("threads", threads)
-        if (
-            isinstance(first_batch, bool)
-            or not isinstance(first_batch, (int, np.integer))
-            or not 0 <= first_batch <= (1 << 32) - self.n
-        ):
-            raise ValueError(
-                f"first_batch must be a whole number in 0..2**32 - n, not {first_batch!r}"
-            )
-        self.first_batch = int(first_batch)
+        self.first_batch = _check_first_batch(first_batch, self.n)
         self.seed = _check_seed(seed)
+        self._core = self._make_core(autoreset)
+        self._bind_arrays()
+
+    def _make_core(self, autoreset: bool):
+        """The C core: the batch plan (rules, level, seed), the seats' line-up and the bots the
+        controlled seats hand their calls, 炒底 (chaodi) and burial to."""
         specs = [HeuristicSpec("expert-v1") if b is None else bot_spec(b) for b in self.seat_bots]
         plan = BatchPlan(
             self.rules,
@@ -244,9 +252,12 @@ class VecEnv:
             for k in ("auto_calls", "auto_chaodi", "auto_burial")
         )
         mask = sum(1 << s for s in self.controlled)
-        self._core = _vec.VecCore(
+        return _vec.VecCore(
             self.n, plan, self._lineup, mask, auto, int(bool(autoreset)), self.threads
         )
+
+    def _bind_arrays(self) -> None:
+        """The arrays a step writes in place (the core holds views of them)."""
         n = self.n
         self._obs = np.zeros((n, *OBS_SHAPE), self.dtype)
         self._final = np.zeros((n, *OBS_SHAPE), self.dtype)
