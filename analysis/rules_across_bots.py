@@ -132,15 +132,16 @@ def sweep_lineup(where: Path, bot: str, n: int, workers=None, batch_fn=None):
     return rep, per_hand
 
 
-def verdict(rows: pd.DataFrame) -> str:
-    """Sign verdict over the line-ups of one comparison and metric (rows: diff, lo, hi)."""
+def verdict(rows: pd.DataFrame, unchanged: bool = False) -> str:
+    """Sign verdict over the line-ups of one comparison and metric (rows: diff, lo, hi);
+    `unchanged`: the variant changed no hand's value in any line-up."""
     above = rows.loc[rows["lo"] > 0, "lineup"].tolist()
     below = rows.loc[rows["hi"] < 0, "lineup"].tolist()
     zero = rows.loc[(rows["lo"] <= 0) & (rows["hi"] >= 0), "lineup"].tolist()
     if above and below:
         return f"FLIPS with bot strength: > 0 for {', '.join(above)}; < 0 for {', '.join(below)}"
     if not above and not below:
-        if (rows["lo"] == rows["hi"]).all():
+        if unchanged or (rows["lo"] == rows["hi"]).all():
             return "no hand differs in any line-up (the variant never changes this outcome)"
         return "no line-up shows a difference"
     sign = "> 0" if above else "< 0"
@@ -194,7 +195,8 @@ def main(argv: list[str] | None = None, workers=None, batch_fn=None, bots=None) 
                 )
             table = pd.DataFrame(part)
             rows += part
-            lines.append(f"{va} - {vb}, {metric}: {verdict(table)}")
+            unchanged = not any(np.any(d) for d in per_hand.values())
+            lines.append(f"{va} - {vb}, {metric}: {verdict(table, unchanged)}")
             for s in size_changes(per_hand):
                 if s["lo"] > 0 or s["hi"] < 0:
                     lines.append(

@@ -49,8 +49,10 @@ def test_study_runs_end_to_end(study, tmp_path, capsys):
     n_rows = len(study.COMPARISONS) * len(study.METRICS) * 2
     assert len(table) == n_rows and (table["n"] == 300).all()
     assert (table["lo"] <= table["diff"]).all() and (table["diff"] <= table["hi"]).all()
-    # neither bot ever fails a throw: the penalty variant changes no hand at all
+    # neither bot ever fails a throw: the penalty variant changes no hand at all, and the
+    # interval bounds what 300 unchanged hands allow (never the zero-width [0, 0])
     pen = table[table["comparison"] == "standard - no throw penalty"]
-    assert (pen["diff"] == 0).all() and (pen["lo"] == pen["hi"]).all()
+    assert (pen["diff"] == 0).all() and (pen["lo"] < 0).all() and (pen["hi"] > 0).all()
+    assert (pen["lo"] == -pen["hi"]).all()
     out = capsys.readouterr().out
     assert "standard - no throw penalty, dealer side wins: no hand differs" in out
