@@ -8,11 +8,35 @@
 ctypedef unsigned long long u64
 ctypedef unsigned char u8
 
+# Bit counts in one instruction where the compiler offers it: GCC and Clang builtins, MSVC's
+# intrinsics (Windows wheels); a plain loop for any other compiler (FS_PORTABLE_BITS forces it, so
+# tests/test_bitboard_portability.py can check it against the builtins).
 cdef extern from *:
     """
+    #if defined(FS_PORTABLE_BITS) || !(defined(__GNUC__) || defined(__clang__) || defined(_MSC_VER))
+    static int fs_popcount(unsigned long long x) {
+        int n = 0; for (; x; x &= x - 1) n++; return n;
+    }
+    static int fs_lsb(unsigned long long x) {
+        int i = 0; while (!(x & 1)) { x >>= 1; i++; } return i;
+    }
+    static int fs_msb(unsigned long long x) {
+        int i = 0; while (x >>= 1) i++; return i;
+    }
+    #elif defined(_MSC_VER) && !defined(__clang__)
+    #include <intrin.h>
+    static __inline int fs_popcount(unsigned long long x) { return (int)__popcnt64(x); }
+    static __inline int fs_lsb(unsigned long long x) {
+        unsigned long i; _BitScanForward64(&i, x); return (int)i;
+    }
+    static __inline int fs_msb(unsigned long long x) {
+        unsigned long i; _BitScanReverse64(&i, x); return (int)i;
+    }
+    #else
     static inline int fs_popcount(unsigned long long x) { return __builtin_popcountll(x); }
     static inline int fs_lsb(unsigned long long x) { return __builtin_ctzll(x); }
     static inline int fs_msb(unsigned long long x) { return 63 - __builtin_clzll(x); }
+    #endif
     #define FS_BB_FIVES 0x40020010008ULL    /* every 5 */
     #define FS_BB_TENS 0x4802401200900ULL   /* every 10 and K */
     """
