@@ -122,6 +122,8 @@ class BotSpec:
 
     family: ClassVar[str]
     family_code: ClassVar[int] = FAMILY_NONE
+    #: the fields that go as they are into the C seat's search_t (core_fields)
+    core: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def settings(cls) -> tuple[Setting, ...]:
@@ -173,8 +175,13 @@ class BotSpec:
         return None
 
     def core_fields(self) -> dict[str, Any]:
-        """The C seat's search settings (fastsheng/bots/_seat.pxd search_t)."""
-        return dict(_CORE_DEFAULTS)
+        """The C seat's search settings (fastsheng/bots/_seat.pxd search_t): the defaults of a
+        seat that does not search, then the family's code and its fields named in ``core``."""
+        out = dict(_CORE_DEFAULTS)
+        if self.searches:
+            out["family"] = self.family_code
+        out.update((f, getattr(self, f)) for f in self.core)
+        return out
 
     def __str__(self) -> str:
         return self.name
@@ -257,11 +264,6 @@ class _Search(BotSpec):
     def needs_learned(self) -> bool:
         return self.base in LEARNED_MODELS
 
-    def core_fields(self) -> dict[str, Any]:
-        out = super().core_fields()
-        out.update(family=self.family_code, k=self.k, cands=self.cands)
-        return out
-
 
 def _later(default: Any, doc: str, lo: float, hi: float) -> Any:
     """A search-v3 parameter published after its first names: spelled only when set."""
@@ -283,10 +285,7 @@ class SearchSpec(_Search):
     base: str = setting("expert-v3", "the bot that plays the playouts and what is not searched")
     z: float = _research(1.0, "the gate, in standard errors of the gain", 0, 10)
 
-    def core_fields(self) -> dict[str, Any]:
-        out = super().core_fields()
-        out.update(z=self.z)
-        return out
+    core: ClassVar[tuple[str, ...]] = ("k", "cands", "z")
 
 
 @dataclass(frozen=True)
@@ -312,13 +311,10 @@ class SearchV2Spec(_Search):
     z: float = _research(1.0, "the gate, in standard errors", 0, 10)
     zdrop: float = _research(1.0, "dropped when off course to clear the gate", 0, 10)
 
-    def core_fields(self) -> dict[str, Any]:
-        out = super().core_fields()
-        for f in ("k0", "early", "early_div", "k0_early", "late", "late_mul", "confirm"):
-            out[f] = getattr(self, f)
-        for f in ("consistent", "tries", "halve", "z", "zdrop"):
-            out[f] = getattr(self, f)
-        return out
+    core: ClassVar[tuple[str, ...]] = (
+        *("k", "cands", "k0", "early", "early_div", "k0_early", "late", "late_mul", "confirm"),
+        *("consistent", "tries", "halve", "z", "zdrop"),
+    )
 
 
 @dataclass(frozen=True)
@@ -412,16 +408,15 @@ class GuidedSearchSpec(_Search):
             return CARD_MODELS[self.cards][0]
         return None
 
+    core: ClassVar[tuple[str, ...]] = (
+        *("k", "cands", "close", "late", "early", "top", "gate", "chains", "k0", "z", "zdrop"),
+        *("maker", "steps", "burn", "oracle", "infer", "kitty", "kinds", "soft", "bury", "call"),
+        *("play", "bury_kmul", "bury_maxw", "bury_rules", "bury_z"),
+        *("call_kmul", "call_maxw", "call_every", "call_z"),
+    )
+
     def core_fields(self) -> dict[str, Any]:
         out = super().core_fields()
-        for f in ("close", "late", "early", "top", "gate", "chains", "k0", "z", "zdrop", "maker"):
-            out[f] = getattr(self, f)
-        for f in ("steps", "burn", "oracle", "infer", "kitty", "kinds", "soft", "bury", "call"):
-            out[f] = getattr(self, f)
-        for f in ("play", "bury_kmul", "bury_maxw", "bury_rules", "bury_z"):
-            out[f] = getattr(self, f)
-        for f in ("call_kmul", "call_maxw", "call_every", "call_z"):
-            out[f] = getattr(self, f)
         out["guide"] = BOT_INDEX[GUIDE]
         out["model"] = BOT_INDEX[self.model] if self.model else -1
         # the belief's kind: a research kind, else the shipped belief's (the model of deviations)
