@@ -213,14 +213,10 @@ cdef hand_t guided_decide(game_t* g, int seat) noexcept nogil:
     cdef const learned_t* model = NULL
     cdef hand_t cands[MAX_CANDS]
     cdef float y[MAX_CANDS]
-    cdef int k = o.k, want = o.cands
+    cdef int k = o.k
     cdef int n, guided, m, best
     cdef float close = o.close / 100.0
-    if want > MAX_CANDS:
-        want = MAX_CANDS
-    if want < 1:
-        want = 1
-    n = candidates(g, seat, cands, want)
+    n = candidates(g, seat, cands, o.cands)
     if n == 0:
         return hand_empty()
     if n == 1:

@@ -118,12 +118,15 @@ cdef int lead_pool(const game_t* g, int seat, hand_t* out) noexcept nogil:
 
 cdef int candidates(game_t* g, int seat, hand_t* out, int want) noexcept nogil:
     """The base bot's own play first, basic-v1's second, then distinct legal plays drawn at
-    random (bot stream) from the pool: leads of lead_pool, or every legal follow."""
+    random (bot stream) from the pool: leads of lead_pool, or every legal follow. At most
+    MAX_CANDS (the size of `out`) whatever `want` asks; the base's play even when it asks none."""
     cdef table_t* t = &g.t
     cdef hand_t pool[MAX_POOL + 1]
     cdef int base = t.bots[seat], npool, n = 0, i, j
     cdef hand_t tmp
     cdef bint lead = g.phase == PH_LEAD
+    if want > MAX_CANDS:
+        want = MAX_CANDS
     n = add_distinct(out, n, bot_lead(t, seat) if lead else bot_follow(t, seat, &g.tr))
     t.bots[seat] = BOT_BASIC
     if n < want:
@@ -272,12 +275,8 @@ cdef hand_t search_decide(game_t* g, int seat) noexcept nogil:
     cdef double sum_d[MAX_CANDS]
     cdef double sum_d2[MAX_CANDS]
     cdef const search_t* o = &g.b.seats[seat].search
-    cdef int k = o.k, want = o.cands, n
-    if want > MAX_CANDS:
-        want = MAX_CANDS
-    if want < 1:
-        want = 1
-    n = candidates(g, seat, cands, want)
+    cdef int k = o.k, n
+    n = candidates(g, seat, cands, o.cands)
     if n == 0:
         return hand_empty()     # no play at all: the game loop reports and repairs it
     if n == 1 or k < 2:
@@ -419,15 +418,11 @@ cdef hand_t search_v2_decide(game_t* g, int seat) noexcept nogil:
     cdef int alive[MAX_CANDS]
     cdef batch_t pb
     cdef const search_t* o = &g.b.seats[seat].search
-    cdef int k = o.k, want = o.cands
+    cdef int k = o.k
     cdef int n, i, w = 0, nw, best, k0
     cdef double fresh0, fresh1
     cdef race_t race
-    if want > MAX_CANDS:
-        want = MAX_CANDS
-    if want < 1:
-        want = 1
-    n = candidates(g, seat, cands, want)
+    n = candidates(g, seat, cands, o.cands)
     if n == 0:
         return hand_empty()
     V2_NDEC += 1
