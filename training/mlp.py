@@ -20,8 +20,10 @@ several scored inputs, `carry_order`).
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import io
+import os
 
 import numpy as np
 
@@ -189,6 +191,27 @@ def save(path: str, net: MLP, mu: np.ndarray, sd: np.ndarray, **extra) -> str:
     with open(path, "wb") as f:
         f.write(buf.getvalue())
     return hashlib.sha256(buf.getvalue()).hexdigest()
+
+
+def save_rows(path: str, **columns) -> None:
+    """Write one shard of training rows: each list of arrays concatenated into one column
+    (a scalar stays as it is), to a temporary name first so a killed worker leaves no half
+    file where the rows' resumable loop would take it for done."""
+    arrays = {k: np.concatenate(v) if isinstance(v, list) else v for k, v in columns.items()}
+    np.savez(path + ".tmp.npz", **arrays)
+    os.replace(path + ".tmp.npz", path)
+
+
+def add_fit_command(sub, hidden: int, epochs: int, lr: float) -> argparse.ArgumentParser:
+    """The `fit` subcommand every script has (rows in, model file out), with its defaults."""
+    f = sub.add_parser("fit")
+    f.add_argument("out")
+    f.add_argument("model")
+    f.add_argument("--hidden", type=int, default=hidden)
+    f.add_argument("--epochs", type=int, default=epochs)
+    f.add_argument("--seed", type=int, default=1)
+    f.add_argument("--lr", type=float, default=lr)
+    return f
 
 
 def load(path: str) -> dict:

@@ -94,16 +94,7 @@ def _rows_one(args):
                     rec += 1
                 point += 1
             g.apply(g.bot_action(bot))
-    np.savez(
-        path + ".tmp.npz",
-        x=np.concatenate(xs),
-        y=np.concatenate(ys),
-        point=np.concatenate(points),
-        misfits=np.concatenate(mis),
-        record=np.concatenate(recs),
-        kind=np.int8(kind),
-    )
-    os.replace(path + ".tmp.npz", path)
+    mlp.save_rows(path, x=xs, y=ys, point=points, misfits=mis, record=recs, kind=np.int8(kind))
     return path, time.process_time() - t0
 
 
@@ -238,13 +229,7 @@ def main(argv=None) -> None:
     r.add_argument("--seed", type=int, default=2160)
     r.add_argument("--workers", type=int, default=2)
     r.add_argument("--kind", type=int, default=2, choices=(1, 2))
-    f = sub.add_parser("fit")
-    f.add_argument("out")
-    f.add_argument("model")
-    f.add_argument("--hidden", type=int, default=16)
-    f.add_argument("--epochs", type=int, default=8)
-    f.add_argument("--seed", type=int, default=1)
-    f.add_argument("--lr", type=float, default=1e-3)
+    mlp.add_fit_command(sub, hidden=16, epochs=8, lr=1e-3)
     p = sub.add_parser("reproduce")
     p.add_argument("out")
     p.add_argument("model")

@@ -84,14 +84,7 @@ def _rows_one(args):
                 snaps.append(np.full(int(keep.sum()), snap, np.int32))
                 snap += 1
             g.apply(g.bot_action(bot))
-    np.savez(
-        path + ".tmp.npz",
-        x=np.concatenate(xs),
-        ok=np.concatenate(oks),
-        at=np.concatenate(ats),
-        snap=np.concatenate(snaps),
-    )
-    os.replace(path + ".tmp.npz", path)
+    mlp.save_rows(path, x=xs, ok=oks, at=ats, snap=snaps)
     return path, time.process_time() - t0
 
 
@@ -325,13 +318,7 @@ def main(argv=None) -> None:
     r.add_argument("--every", type=int, default=8)
     r.add_argument("--seed", type=int, default=2190)
     r.add_argument("--workers", type=int, default=2)
-    f = sub.add_parser("fit")
-    f.add_argument("out")
-    f.add_argument("model")
-    f.add_argument("--hidden", type=int, default=32)
-    f.add_argument("--epochs", type=int, default=6)
-    f.add_argument("--seed", type=int, default=1)
-    f.add_argument("--lr", type=float, default=3e-3)
+    mlp.add_fit_command(sub, hidden=32, epochs=6, lr=3e-3)
     p = sub.add_parser("reproduce")
     p.add_argument("out")
     p.add_argument("model")
