@@ -11,6 +11,7 @@ import dataclasses
 import importlib.util
 import inspect
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -245,3 +246,19 @@ def test_the_site_fetches_nothing():
     assert re.search(r"^\s*font:\s*false\b", text, flags=re.M)
     for plugin in ("social", "privacy", "optimize"):
         assert not re.search(rf"^\s*-\s*{plugin}\b", text, flags=re.M), plugin
+
+
+# --------------------------------------------------------------------------------------------
+# the build
+
+
+def test_the_build_script_parses():
+    subprocess.run(["bash", "-n", str(ROOT / "scripts" / "build_docs.sh")], check=True)
+
+
+def test_ci_builds_the_site_between_the_default_suite_and_the_slow_one():
+    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    steps = [ln for ln in lines if ln and not ln.startswith("#")]
+    at = {step: i for i, step in enumerate(steps)}
+    assert at["pytest"] < at["pip install '.[docs]'"] < at["bash scripts/build_docs.sh"]
+    assert at["bash scripts/build_docs.sh"] < at["pytest -m slow"]
