@@ -64,7 +64,7 @@ def level_outcome(rules: Rules, defender_points: int) -> tuple[str, int]:
 def sweep(*args, **kwargs):
     """A baseline and many rule variants (or line-ups) on the same deals, each compared with the
     baseline, paired, with intervals adjusted for the number of variants: see
-    :func:`fastsheng.studies.sweep.sweep` (imported on first use: it needs pandas and the
+    ``fastsheng.studies.sweep.sweep`` (imported on first use: it needs pandas and the
     report)."""
     from fastsheng.studies.sweep import sweep as _sweep
 

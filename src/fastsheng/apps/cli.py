@@ -612,6 +612,14 @@ for _info in (*app.registered_commands, *rules_app.registered_commands):
         _info.cls = _Command
 
 
+def __getattr__(name: str):
+    """``click_command``: the click command the typer app becomes, built on demand (the
+    documentation site's CLI reference, docs/reference/cli.md, is generated from it)."""
+    if name == "click_command":
+        return typer.main.get_command(app)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """The ``fastsheng`` console script. Returns (and exits with) the exit code."""
     args = sys.argv[1:] if argv is None else list(argv)

@@ -47,6 +47,9 @@ BOTS = (
     *SPEC_FAMILIES,
     *(a for a in ALIASES if search_family(a)),
 )
+"""Every built-in bot name a line-up may give: ``random``, the short names (``basic``,
+``expert``), the frozen versions (``expert-v1`` ...), ``learned-v1`` and the search bots.
+``fastsheng.list_bots()`` describes the public ones; ``module:Class`` names a Python bot."""
 
 
 # a Python bot (fastsheng.engine.agents): "module.path:Attribute", or the built-in Python random bot

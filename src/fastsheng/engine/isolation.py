@@ -112,10 +112,13 @@ class BotLimits:
         return self.on_error
 
     def to_dict(self) -> dict[str, Any]:
+        """The three limits as a dict (``timeout``, ``memory_mb``, ``on_error``), for
+        manifests."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Any) -> BotLimits:
+        """Inverse of ``to_dict`` (validated like the constructor)."""
         return cls(**dict(data))
 
 
