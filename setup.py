@@ -1,6 +1,6 @@
 """Build the Cython core. Everything else lives in pyproject.toml.
 
-The core is 16 extension modules. They are cythonized and compiled on every core at once, and
+The core is 21 extension modules. They are cythonized and compiled on every core at once, and
 each compiled module is kept in build/core-cache/ under a fingerprint of what made it: its .pyx,
 every .pxd/.pxi/.h of the package (the declarations any module may cimport), this file, the
 compiler and its flags, and the Cython, numpy and Python versions. pip builds a local folder in
@@ -56,6 +56,9 @@ CORE_MODULES = [
     "bots._call_search",
     "bots._lineup",
     "bots._reading",
+    "_thread_pool",
+    "_vec_obs",
+    "_vec_actions",
     "_vec",
 ]
 

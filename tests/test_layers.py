@@ -45,6 +45,8 @@ CORE_LAYERS: list[tuple[str, ...]] = [
     ("fastsheng.bots._guided_search",),  # the guided search (search-v3)
     ("fastsheng.bots._lineup",),  # a line-up: the table of bots and the seats' decisions
     ("fastsheng.bots._reading",),  # what a seat's reading of the play sees (analysis)
+    # the vec core's parts: a seat's observation, the action ids and masks, the thread pool
+    ("fastsheng._vec_obs", "fastsheng._vec_actions", "fastsheng._thread_pool"),
     ("fastsheng._vec",),  # many games stepped at once (fastsheng.vec's core)
 ]
 

@@ -13,6 +13,9 @@ calls, burial or 炒底 may be handed to a bot of their own (`bot_decide` with t
 seat). A finished hand is followed by the env's next hand (its stream's next split), so a run
 is a pure function of the streams and the actions. fastsheng.vec is the Python face; nothing
 here raises on the nogil paths (a bad action is found before any is applied).
+
+Its parts: fastsheng._vec_obs writes an observation, fastsheng._vec_actions the masks (and
+applies an action id to the game), fastsheng._thread_pool shares a step's envs among threads.
 """
 
 # POPCNT for the inline bit counts (as fastsheng._game): before every cimport
@@ -27,89 +30,27 @@ from cpython.bytes cimport PyBytes_AS_STRING
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
-from fastsheng._bitboard cimport (
-    BB_FIVES, BB_TENS, hand_add_card, hand_count, hand_empty, hand_mask, hand_minus,
-    hand_t, hand_union, lsb, u64, u8,
-)
-from fastsheng._core cimport TRUMP, from_hand
+from fastsheng._bitboard cimport hand_add_card, hand_count, hand_empty, hand_t, u8
+from fastsheng._core cimport from_hand
 from fastsheng._game cimport (
-    DEC_BURY, DEC_DECLARE, DEC_FOLLOW, DEC_LEAD, EV_BURY, EV_CHAODI, EV_DEAL, EV_RESULT, EV_SHOW,
-    EV_TRICK, EV_TRUMP, PH_BURY, PH_CHAODI, PH_CLOSE, PH_DEAL, PH_DONE, PH_FOLLOW, PH_LEAD,
-    batch_fill, batch_hand_begin, batch_plan_t, batch_t, bot_decide, game_run, game_t, hand_row_t,
-    lineup_of, lineup_t,
+    DEC_BURY, DEC_DECLARE, DEC_LEAD, EV_BURY, EV_CHAODI, EV_DEAL, EV_RESULT, EV_SHOW, EV_TRICK,
+    EV_TRUMP, PH_CHAODI, PH_DONE, batch_fill, batch_hand_begin, batch_plan_t, batch_t, bot_decide,
+    game_run, game_t, hand_row_t, lineup_of, lineup_t,
 )
 from fastsheng._rng cimport rng_below, rng_split, rng_t
-from fastsheng._state cimport enum_follows
-from fastsheng._worlds cimport hist_parse, hist_t, kitty_known, world_deal, world_history
-
-cdef extern from "<pthread.h>" nogil:
-    ctypedef struct pthread_mutex_t:
-        pass
-    ctypedef struct pthread_cond_t:
-        pass
-    ctypedef unsigned long pthread_t
-    int pthread_create(pthread_t* t, const void* attr, void* (*run)(void*) noexcept nogil,
-                       void* arg)
-    int pthread_join(pthread_t t, void** out)
-    int pthread_mutex_init(pthread_mutex_t* m, const void* attr)
-    int pthread_mutex_destroy(pthread_mutex_t* m)
-    int pthread_mutex_lock(pthread_mutex_t* m)
-    int pthread_mutex_unlock(pthread_mutex_t* m)
-    int pthread_cond_init(pthread_cond_t* c, const void* attr)
-    int pthread_cond_destroy(pthread_cond_t* c)
-    int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m)
-    int pthread_cond_broadcast(pthread_cond_t* c)
-    int pthread_cond_signal(pthread_cond_t* c)
-
-cdef extern from *:
-    """
-    static inline long fs_fetch_add(long* p, long v) {
-        return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-    }
-    """
-    long fs_fetch_add(long* p, long v) noexcept nogil
+from fastsheng._thread_pool cimport POOL_MAX_THREADS, pool_close, pool_open, pool_run, pool_t
+from fastsheng._vec_actions cimport (
+    A_DONE, A_PASS, A_SHOW, N_ACT, action_apply, legal_fill, legal_has, legal_t,
+)
+from fastsheng._vec_obs cimport (
+    N_ROWS, OBS, P_ATTEMPT, P_HAND, P_KITTY, P_NOPAIRS, P_PICKED, P_PLAYED, P_POINTS, P_SHOWN,
+    P_TRICK, P_TRUMP, S_BARRED, S_DEALER, S_DECISION, S_FAILED, S_LEVEL, S_PHASE, S_POINTS,
+    S_SIZES, S_TRICKS, S_VOIDS, obs_encode, obs_to_float, phase_index,
+)
+from fastsheng._worlds cimport hist_parse, hist_t, world_deal, world_history
 
 cdef enum:
-    NCARDS = 54
-    A_DONE = 54              # the action ids (fastsheng.vec: the PettingZoo env's Discrete(68))
-    A_PASS = 55
-    A_SHOW = 56              # + show code 0..11
-    N_ACT = 68
-    # the observation (fastsheng.engine.observation's constants; tests check they agree)
-    P_HAND = 0
-    P_PLAYED = 1
-    P_TRICK = 5
-    P_KITTY = 9
-    P_SHOWN = 10
-    P_TRUMP = 14
-    P_POINTS = 15
-    P_PICKED = 16
-    P_ATTEMPT = 17
-    P_NOPAIRS = 18
-    N_ROWS = 21
-    OBS = N_ROWS * NCARDS
-    SC = 20 * NCARDS         # the scalars' row
-    S_PHASE = 0
-    S_DECISION = 5
-    S_DEALER = 9
-    S_LEVEL = 13
-    S_POINTS = 14
-    S_TRICKS = 15
-    S_SIZES = 16
-    S_VOIDS = 20
-    S_FAILED = 40
-    S_BARRED = 41
-    # what the float32 value of a uint8 entry is: its class's divisor (OBS_CLASS below)
-    C_ZERO = 0               # always 0
-    C_HALF = 1               # v / 2: card copies, a card's points in fives
-    C_ONE = 2                # v: one-hots, bits, the trump plane
-    C_LEVEL = 3              # v / 12
-    C_POINTS = 4             # v / 200
-    C_TRICKS = 5             # v / 25
-    C_SIZES = 6              # v / 33
-    N_CLASS = 7
     CHUNK = 8                # envs a thread takes at a time (a step's work is shared out)
-    MAX_THREADS = 64
     TRACE_CAP = 1 << 16      # shorts of one hand's events (as fastsheng._state: many redeals fit)
     PUB_HEADER = 16          # a sealed public state's header (fastsheng._state.public_state)
     PUB_MAGIC = 0x46535731
@@ -118,55 +59,6 @@ cdef enum:
     BAD_TRACE = 1            # a hand's events overflowed the trace buffer
     BAD_LOOP = 2             # hands ended without a controlled decision
     BAD_ERRORS = 3           # the C loop met an illegal play (a bot's bug)
-
-cdef double DIVISOR[N_CLASS]
-cdef u8 OBS_CLASS[OBS]       # each entry's class
-cdef float LUT[N_CLASS][256]  # (float)(v / divisor): Python's float division, cast to float32
-cdef u8 POINTS_ROW[NCARDS]   # the points plane: 5 -> 1, 10 and K -> 2 (halves)
-cdef float SCALE[OBS]        # 0.5, 1 or 0: the exact multiplier of the classes that have one
-cdef int FIX[OBS]            # the entries whose value is a division (LUT), N_FIX of them
-cdef int N_FIX = 0
-
-
-cdef void init_tables() noexcept:
-    global N_FIX
-    cdef int i, c, v
-    DIVISOR[C_ZERO] = 0.0
-    DIVISOR[C_HALF] = 2.0
-    DIVISOR[C_ONE] = 1.0
-    DIVISOR[C_LEVEL] = 12.0
-    DIVISOR[C_POINTS] = 200.0
-    DIVISOR[C_TRICKS] = 25.0
-    DIVISOR[C_SIZES] = 33.0
-    memset(OBS_CLASS, C_HALF, P_TRUMP * NCARDS)           # hand .. shown: card copies
-    memset(OBS_CLASS + P_TRUMP * NCARDS, C_ONE, NCARDS)
-    memset(OBS_CLASS + P_POINTS * NCARDS, C_HALF, 3 * NCARDS)   # points, picked, attempt
-    memset(OBS_CLASS + P_NOPAIRS * NCARDS, C_ONE, NCARDS)
-    memset(OBS_CLASS + (P_NOPAIRS + 1) * NCARDS, C_ZERO, 2 * NCARDS)
-    for i in range(S_PHASE, S_LEVEL):
-        OBS_CLASS[SC + i] = C_ONE
-    OBS_CLASS[SC + S_LEVEL] = C_LEVEL
-    OBS_CLASS[SC + S_POINTS] = C_POINTS
-    OBS_CLASS[SC + S_TRICKS] = C_TRICKS
-    for i in range(4):
-        OBS_CLASS[SC + S_SIZES + i] = C_SIZES
-    for i in range(S_VOIDS, S_BARRED + 4):
-        OBS_CLASS[SC + i] = C_ONE
-    for c in range(N_CLASS):
-        for v in range(256):
-            LUT[c][v] = <float>(v / DIVISOR[c]) if DIVISOR[c] > 0 else 0.0
-    for i in range(OBS):
-        c = OBS_CLASS[i]
-        SCALE[i] = 0.5 if c == C_HALF else (1.0 if c == C_ONE else 0.0)
-        if c != C_HALF and c != C_ONE and c != C_ZERO:
-            FIX[N_FIX] = i
-            N_FIX += 1
-    for c in range(NCARDS):
-        POINTS_ROW[c] = <u8>(((BB_FIVES >> c) & 1) + 2 * ((BB_TENS >> c) & 1))
-
-
-init_tables()
-
 
 # One env: a game and everything the step needs around it.
 cdef struct env_t:
@@ -183,9 +75,7 @@ cdef struct env_t:
     long index               # the hand's index in the env's stream
     int done                 # the hand is over and no next hand follows (autoreset off)
     int bad                  # BAD_*
-    u8 legal[N_ACT]          # the pending decision's legal action ids (what a step checks)
-    u8 ids[N_ACT]            # ... listed
-    int nlegal
+    legal_t legal            # the pending decision's legal action ids (what a step checks)
 
 
 # What every env of a core shares (read-only while stepping).
@@ -260,157 +150,12 @@ cdef void parse_trace(env_t* e) noexcept nogil:
 
 
 # ---------------------------------------------------------------------------------------------
-# Masks, observations
-
-cdef inline void put_bits(u8* m, u64 bits) noexcept nogil:
-    cdef int c
-    while bits:
-        c = lsb(bits)
-        bits &= bits - 1
-        m[c] = 1
-
-
-cdef inline void put_hand(u8* row, hand_t h) noexcept nogil:
-    """Copies of each code (0, 1, 2) into a plane."""
-    cdef u64 bits = h.one
-    cdef int c
-    while bits:
-        c = lsb(bits)
-        bits &= bits - 1
-        row[c] = <u8>(1 + ((h.two >> c) & 1))
-
-
-cdef inline void legal_add(env_t* e, int a) noexcept nogil:
-    e.legal[a] = 1
-    e.ids[e.nlegal] = <u8>a
-    e.nlegal += 1
-
-
-cdef inline void legal_bits(env_t* e, u64 bits) noexcept nogil:
-    while bits:
-        legal_add(e, lsb(bits))
-        bits &= bits - 1
-
-
-cdef void fill_mask(env_t* e) noexcept nogil:
-    """The legal action ids of the pending decision (the PettingZoo env's action_mask) into
-    e.legal, and as a list (ids in increasing order but `done` last) into e.ids."""
-    cdef const game_t* g = &e.g
-    cdef int i, c, kind = g.pend_kind, s = g.pend_seat
-    cdef hand_t h, rest, picked = e.picked
-    cdef u64 bits, suit
-    memset(e.legal, 0, N_ACT)
-    e.nlegal = 0
-    if g.phase == PH_DONE or e.done:
-        return
-    if kind == DEC_DECLARE:
-        legal_add(e, A_PASS)
-        for i in range(g.nopt):
-            legal_add(e, A_SHOW + g.opts[i])
-    elif kind == DEC_BURY:
-        legal_bits(e, hand_minus(hand_union(g.t.hands[g.bury_seat], g.kitty), picked).one)
-    elif kind == DEC_LEAD:
-        rest = hand_minus(g.t.hands[s], picked)
-        if e.npicked:
-            rest = hand_mask(rest, g.t.ctx.suit_bb[g.t.ctx.eff[lsb(picked.one)]])
-        legal_bits(e, rest.one)
-        if e.npicked:
-            legal_add(e, A_DONE)
-    elif kind == DEC_FOLLOW:
-        h = g.t.hands[s]
-        if g.tr.shape.ncards == 1:
-            # a single: any card of the led suit (without one, the rules' void_fill decides)
-            suit = hand_mask(h, g.t.ctx.suit_bb[g.tr.shape.eff]).one
-            if suit:
-                legal_bits(e, suit)
-                return
-        bits = hand_minus(h, picked).one
-        while bits:
-            c = lsb(bits)
-            bits &= bits - 1
-            if enum_follows(g, h, hand_add_card(picked, c), NULL, 0) > 0:
-                legal_add(e, c)
-
-
-cdef void encode(const env_t* e, int seat, u8* o) noexcept nogil:
-    """What `seat` may know, as Observation.to_tensor() lays it out, in uint8 counts."""
-    cdef const game_t* g = &e.g
-    cdef u8* sc = o + SC
-    cdef int ph = g.phase, k, t, i, b, dealer
-    cdef int open_calls = ph == PH_DEAL or ph == PH_CLOSE
-    cdef hand_t left, kept, played
-    memset(o, 0, OBS)
-    put_hand(o + P_HAND * NCARDS, g.t.hands[seat])
-    for k in range(4):
-        t = (seat + k) & 3
-        played = g.t.played_by[t]
-        put_hand(o + (P_PLAYED + k) * NCARDS, played)
-        kept = e.kept[t]
-        if kept.one:
-            # the call cards not played yet (copies kept minus copies played)
-            left.one = (kept.one & ~played.one) | (kept.two & ~played.two)
-            left.two = kept.two & ~played.one
-            put_hand(o + (P_SHOWN + k) * NCARDS, left)
-        sc[S_SIZES + k] = <u8>hand_count(g.t.hands[t])
-        if g.t.void_mask[t]:
-            for b in range(5):
-                sc[S_VOIDS + 5 * k + b] = (g.t.void_mask[t] >> b) & 1
-        if g.t.nopair_mask[t]:
-            for b in range(5):
-                o[P_NOPAIRS * NCARDS + 5 * k + b] = (g.t.nopair_mask[t] >> b) & 1
-    if ph == PH_FOLLOW:
-        for i in range(g.tr.n):
-            k = (g.leader + i - seat) & 3
-            put_hand(o + (P_TRICK + k) * NCARDS, g.tr.plays[i])
-        put_hand(o + P_ATTEMPT * NCARDS, g.attempt)
-        sc[S_FAILED] = 1 if g.failed else 0
-        for i in range(4):
-            if (g.tr.barred >> i) & 1:
-                sc[S_BARRED + ((g.tr.leader + i - seat) & 3)] = 1
-    if kitty_known(g, seat):
-        put_hand(o + P_KITTY * NCARDS, g.kitty)
-    if not open_calls:
-        put_bits(o + P_TRUMP * NCARDS, g.t.ctx.suit_bb[TRUMP])
-    memcpy(o + P_POINTS * NCARDS, POINTS_ROW, NCARDS)
-    if ph != PH_DONE and g.pend_seat == seat:
-        put_hand(o + P_PICKED * NCARDS, e.picked)
-    sc[S_PHASE + phase_index(ph)] = 1
-    if ph != PH_DONE:
-        sc[S_DECISION + g.pend_kind - DEC_DECLARE] = 1
-    if not g.t.first_hand or not open_calls:
-        dealer = g.t.dealer
-        sc[S_DEALER + ((dealer - seat) & 3)] = 1
-    sc[S_LEVEL] = <u8>g.level
-    sc[S_POINTS] = <u8>g.t.def_points
-    sc[S_TRICKS] = <u8>g.t.tricks_done
-
-
-cdef inline int phase_index(int ph) noexcept nogil:
-    """Observation.phase's index: declare, bury, chaodi, play, done."""
-    if ph == PH_BURY:
-        return 1
-    if ph == PH_CHAODI:
-        return 2
-    if ph == PH_LEAD or ph == PH_FOLLOW:
-        return 3
-    if ph == PH_DONE:
-        return 4
-    return 0
-
-
-cdef inline void to_float(const u8* u, float* f) noexcept nogil:
-    """The float32 values of a uint8 observation: v * 0.5 and v * 1 are exact, so one
-    multiplication (vectorized) for all but the seven scalars that divide by 12, 200, 25 and 33,
-    which take Python's rounding from the table."""
-    cdef int k
-    for k in range(OBS):
-        f[k] = u[k] * SCALE[k]
-    for k in range(N_FIX):
-        f[FIX[k]] = LUT[OBS_CLASS[FIX[k]]][u[FIX[k]]]
-
-
-# ---------------------------------------------------------------------------------------------
 # Hands and decisions
+
+cdef inline void encode(const env_t* e, int seat, u8* o) noexcept nogil:
+    """What `seat` may know in env e now (fastsheng._vec_obs), in uint8 counts."""
+    obs_encode(&e.g, e.picked, e.kept, seat, o)
+
 
 cdef void hand_start(env_t* e, int controlled) noexcept nogil:
     """Begin hand e.index of the env's stream on a zeroed game (as fastsheng.Game deals it)."""
@@ -468,7 +213,7 @@ cdef void hand_end(env_t* e, long j, int actor, const out_t* o) noexcept nogil:
         encode(e, actor, o.final_obs + j * OBS)
     elif actor >= 0 and o.final_obsf != NULL:
         encode(e, actor, scratch)
-        to_float(scratch, o.final_obsf + j * OBS)
+        obs_to_float(scratch, o.final_obsf + j * OBS)
 
 
 cdef void advance(const shared_t* sh, env_t* e, long j, int actor, const out_t* o) noexcept nogil:
@@ -500,32 +245,6 @@ cdef void advance(const shared_t* sh, env_t* e, long j, int actor, const out_t* 
         hand_start(e, sh.controlled)
 
 
-cdef int apply_action(env_t* e, int a) noexcept nogil:
-    """Apply a legal action id (checked by the caller); 1 when it completed the decision."""
-    cdef game_t* g = &e.g
-    cdef int i, kind = g.pend_kind
-    if kind == DEC_DECLARE:
-        g.dec_choice = -1
-        if a != A_PASS:
-            for i in range(g.nopt):
-                if g.opts[i] == a - A_SHOW:
-                    g.dec_choice = i
-                    break
-        g.dec_ready = 1
-        return 1
-    if a != A_DONE:
-        e.picked = hand_add_card(e.picked, a)
-        e.npicked += 1
-        if not ((kind == DEC_BURY and e.npicked == 8) or
-                (kind == DEC_FOLLOW and e.npicked == g.tr.shape.ncards)):
-            return 0
-    g.dec_cards = e.picked
-    g.dec_ready = 1
-    e.picked = hand_empty()
-    e.npicked = 0
-    return 1
-
-
 cdef void write_out(env_t* e, long j, const out_t* o) noexcept nogil:
     """The acting seat, its mask and observation, the decision and phase of env j."""
     cdef const game_t* g = &e.g
@@ -539,22 +258,22 @@ cdef void write_out(env_t* e, long j, const out_t* o) noexcept nogil:
         o.phase[j] = phase_index(g.phase)
     if o.hand_id != NULL:
         o.hand_id[j] = g.hand_id
-    fill_mask(e)
+    legal_fill(&e.legal, g, e.picked, e.npicked, e.done)
     if o.mask != NULL:
-        memcpy(o.mask + j * N_ACT, e.legal, N_ACT)
+        memcpy(o.mask + j * N_ACT, e.legal.mask, N_ACT)
     if seat < 0:
         seat = 0       # a finished hand (autoreset off): the terminal observation of seat 0
     if o.obs != NULL:
         encode(e, seat, o.obs + j * OBS)
     elif o.obsf != NULL:
         encode(e, seat, scratch)
-        to_float(scratch, o.obsf + j * OBS)
+        obs_to_float(scratch, o.obsf + j * OBS)
 
 
 cdef void env_step(const shared_t* sh, env_t* e, long j, int a, const out_t* o) noexcept nogil:
     cdef int actor = e.g.pend_seat
     clear_out(j, o)
-    if apply_action(e, a):
+    if action_apply(&e.g, &e.picked, &e.npicked, a):
         advance(sh, e, j, actor, o)
     write_out(e, j, o)
 
@@ -566,117 +285,22 @@ cdef inline void clear_out(long j, const out_t* o) noexcept nogil:
         o.term[j] = 0
 
 
-cdef inline int legal(const env_t* e, long long a) noexcept nogil:
-    """Is action id `a` legal in env e now? (its mask, kept by the env: the caller's copy may
-    have been written to)"""
-    return 0 <= a < N_ACT and e.legal[a]
-
-
 # ---------------------------------------------------------------------------------------------
-# Threads: a step's envs shared out in chunks among `threads` threads (the caller's and
-# threads - 1 workers that sleep on a condition between steps: nothing spins, so a shared
-# machine loses no time to waiting threads)
+# A step's envs shared out in chunks among the threads (fastsheng._thread_pool)
 
 cdef struct work_t:
     const shared_t* sh
     env_t* envs
     const long long* actions
     const out_t* out
-    long n
-    long next                # the next chunk's first env (taken atomically)
 
 
-cdef struct pool_t:
-    pthread_mutex_t mu
-    pthread_cond_t go        # a new step (gen changed) or stop
-    pthread_cond_t idle      # a worker finished its share (busy reached 0)
-    int gen
-    int busy                 # workers still working on this step
-    int stop
-    int nworkers
-    work_t* work
-    pthread_t tid[MAX_THREADS]
-
-
-cdef void run_work(work_t* w) noexcept nogil:
-    cdef long lo, j, hi
-    while True:
-        lo = fs_fetch_add(&w.next, CHUNK)
-        if lo >= w.n:
-            return
-        hi = lo + CHUNK if lo + CHUNK < w.n else w.n
-        for j in range(lo, hi):
-            env_step(w.sh, &w.envs[j], j, <int>w.actions[j], w.out)
-
-
-cdef void* worker(void* arg) noexcept nogil:
-    cdef pool_t* p = <pool_t*>arg
-    cdef int seen = 0
-    while True:
-        pthread_mutex_lock(&p.mu)
-        while p.gen == seen and not p.stop:
-            pthread_cond_wait(&p.go, &p.mu)
-        if p.stop:
-            pthread_mutex_unlock(&p.mu)
-            return NULL
-        seen = p.gen
-        pthread_mutex_unlock(&p.mu)
-        run_work(p.work)
-        pthread_mutex_lock(&p.mu)
-        p.busy -= 1
-        if p.busy == 0:
-            pthread_cond_signal(&p.idle)
-        pthread_mutex_unlock(&p.mu)
-
-
-cdef pool_t* pool_open(int nworkers) noexcept nogil:
-    cdef pool_t* p = <pool_t*>calloc(1, sizeof(pool_t))
-    cdef int i
-    if p == NULL:
-        return NULL
-    pthread_mutex_init(&p.mu, NULL)
-    pthread_cond_init(&p.go, NULL)
-    pthread_cond_init(&p.idle, NULL)
-    for i in range(nworkers):
-        if pthread_create(&p.tid[i], NULL, worker, p) != 0:
-            break
-        p.nworkers += 1
-    return p
-
-
-cdef void pool_close(pool_t* p) noexcept nogil:
-    cdef int i
-    if p == NULL:
-        return
-    pthread_mutex_lock(&p.mu)
-    p.stop = 1
-    pthread_cond_broadcast(&p.go)
-    pthread_mutex_unlock(&p.mu)
-    for i in range(p.nworkers):
-        pthread_join(p.tid[i], NULL)
-    pthread_cond_destroy(&p.go)
-    pthread_cond_destroy(&p.idle)
-    pthread_mutex_destroy(&p.mu)
-    free(p)
-
-
-cdef void pool_run(pool_t* p, work_t* w) noexcept nogil:
-    """Every env of `w` stepped, by the caller and the workers together."""
-    w.next = 0
-    if p == NULL or p.nworkers == 0:
-        run_work(w)
-        return
-    pthread_mutex_lock(&p.mu)
-    p.work = w
-    p.busy = p.nworkers
-    p.gen += 1
-    pthread_cond_broadcast(&p.go)
-    pthread_mutex_unlock(&p.mu)
-    run_work(w)
-    pthread_mutex_lock(&p.mu)
-    while p.busy:
-        pthread_cond_wait(&p.idle, &p.mu)
-    pthread_mutex_unlock(&p.mu)
+cdef void step_envs(void* ctx, long lo, long hi) noexcept nogil:
+    """Envs lo..hi-1 of a step, each given its action."""
+    cdef const work_t* w = <const work_t*>ctx
+    cdef long j
+    for j in range(lo, hi):
+        env_step(w.sh, &w.envs[j], j, <int>w.actions[j], w.out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -715,7 +339,7 @@ cdef class VecCore:
         self.sh.auto_chaodi = lineup_of(chaodi) if chaodi is not None else NULL
         self.sh.auto_burial = lineup_of(burial) if burial is not None else NULL
         self._keep = (lineup, calls, chaodi, burial)
-        self.threads = threads if 0 < threads <= MAX_THREADS else 1
+        self.threads = threads if 0 < threads <= POOL_MAX_THREADS else 1
         if self.threads > 1:
             self.pool = pool_open(self.threads - 1)
             if self.pool == NULL:
@@ -803,7 +427,7 @@ cdef class VecCore:
             raise ValueError(f"{actions.shape[0]} actions for {self.n} envs")
         with nogil:
             for j in range(self.n):
-                if not legal(&self.envs[j], actions[j]):
+                if not legal_has(&self.envs[j].legal, actions[j]):
                     bad = j
                     break
         return bad
@@ -821,9 +445,8 @@ cdef class VecCore:
         w.envs = self.envs
         w.actions = &actions[0]
         w.out = &self.out
-        w.n = n
         with nogil:
-            pool_run(self.pool, &w)
+            pool_run(self.pool, step_envs, &w, n, CHUNK)
         self._check(0, n)
         return -1
 
@@ -855,7 +478,7 @@ cdef class VecCore:
                     encode(&self.envs[j], seats[j], &out[j, 0])
                 else:
                     encode(&self.envs[j], seats[j], scratch)
-                    to_float(scratch, &outf[j, 0])
+                    obs_to_float(scratch, &outf[j, 0])
 
     def random_actions(self, long long[::1] out):
         """A uniformly random legal action id per env, from each env's own stream."""
@@ -866,7 +489,7 @@ cdef class VecCore:
         with nogil:
             for j in range(self.n):
                 e = &self.envs[j]
-                out[j] = e.ids[rng_below(&e.act_rng, e.nlegal)] if e.nlegal else -1
+                out[j] = e.legal.ids[rng_below(&e.act_rng, e.legal.n)] if e.legal.n else -1
 
     # --- one env, for the adapters and the tests ---
 
@@ -879,7 +502,7 @@ cdef class VecCore:
                 from_hand(e.picked))
 
     def mask_of(self, long j, u8[::1] out):
-        memcpy(&out[0], self.envs[self._index(j)].legal, N_ACT)
+        memcpy(&out[0], self.envs[self._index(j)].legal.mask, N_ACT)
 
     def obs_of(self, long j, int seat, u8[::1] out=None, float[::1] outf=None):
         cdef u8 scratch[OBS]
@@ -890,13 +513,13 @@ cdef class VecCore:
             encode(e, seat, &out[0])
         else:
             encode(e, seat, scratch)
-            to_float(scratch, &outf[0])
+            obs_to_float(scratch, &outf[0])
 
     def step_one(self, long j, int a):
         """Apply action id `a` to env j alone (False, nothing applied, when it is not legal) and
         run it on; its outputs are written to the bound arrays."""
         cdef env_t* e = &self.envs[self._index(j)]
-        if not legal(e, a):
+        if not legal_has(&e.legal, a):
             return False
         with nogil:
             env_step(&self.sh, e, j, a, &self.out)
@@ -1022,16 +645,6 @@ cdef void* _addr(object a, Py_ssize_t nbytes) except? NULL:
     if v.shape[0] != nbytes:
         raise ValueError(f"an output of {v.shape[0]} bytes, not {nbytes}")
     return <void*>&v[0]
-
-
-def obs_tables():
-    """(class of each entry (OBS,), float32 value of each class and uint8 value (N_CLASS, 256),
-    divisor of each class): how a uint8 observation reads as to_tensor's float32 values."""
-    import numpy as np
-    cls = np.array([OBS_CLASS[i] for i in range(OBS)], dtype=np.uint8)
-    lut = np.array([[LUT[c][v] for v in range(256)] for c in range(N_CLASS)], dtype=np.float32)
-    div = np.array([DIVISOR[c] for c in range(N_CLASS)])
-    return cls, lut, div
 
 
 CONSTANTS = {

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from fastsheng import _vec
+from fastsheng import _vec, _vec_obs
 from fastsheng.bots.lineup import lineup_for, make_lineup
 from fastsheng.bots.names import is_python_bot, resolve_bot
 from fastsheng.bots.spec import HeuristicSpec, bot_spec
@@ -85,7 +85,7 @@ def action_name(action: int) -> str:
 # --- observations -------------------------------------------------------------------------------
 
 OBS_SHAPE = TENSOR_SHAPE  # (21, 54): Observation.to_tensor()'s layout
-_CLASS, _LUT, _DIVISOR = _vec.obs_tables()
+_CLASS, _LUT, _DIVISOR = _vec_obs.obs_tables()
 _CLASS = _CLASS.reshape(OBS_SHAPE)
 #: what a uint8 observation entry counts: the float32 value is the count / OBS_DIVISOR (card
 #: copies and a card's points in fives / 2, level / 12, points / 200, tricks / 25, hand sizes /
