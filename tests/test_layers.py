@@ -24,6 +24,7 @@ PKG = SRC / "fastsheng"
 # an edit of its name here and nothing else. Every .pyx/.pxd module of src/ must be listed.
 CORE_LAYERS: list[tuple[str, ...]] = [
     ("fastsheng._bitboard",),  # the hand as a bitboard: types and inline set operations
+    ("fastsheng._threads",),  # threads and locks, POSIX or Windows (header only)
     # the random streams; the models' and a searching seat's plain structs (headers only)
     ("fastsheng._rng", "fastsheng.bots._models", "fastsheng.bots._seat"),
     ("fastsheng._core",),  # rules, trump order, shapes, legality

@@ -2,14 +2,10 @@
 # calls fn(ctx, lo, hi) over 0..n in chunks of `chunk` items, taken by whichever thread is free
 # (the caller's and the pool's workers), and returns when every item is done. The workers sleep
 # on a condition between runs: nothing spins, so a shared machine loses no time to idle
-# threads. No game knowledge: fastsheng._vec steps its envs with it.
+# threads. POSIX or Windows threads (fastsheng/_threads.pxd). No game knowledge: fastsheng._vec
+# steps its envs with it.
 
-cdef extern from "<pthread.h>" nogil:
-    ctypedef struct pthread_mutex_t:
-        pass
-    ctypedef struct pthread_cond_t:
-        pass
-    ctypedef unsigned long pthread_t
+from fastsheng._threads cimport fs_cond_t, fs_mutex_t, fs_thread_t
 
 cdef enum:
     POOL_MAX_THREADS = 64    # the caller's thread and at most 63 workers
@@ -28,15 +24,15 @@ cdef struct pool_job_t:
 
 
 cdef struct pool_t:
-    pthread_mutex_t mu
-    pthread_cond_t go        # a new run (gen changed) or stop
-    pthread_cond_t idle      # a worker finished its share (busy reached 0)
+    fs_mutex_t mu
+    fs_cond_t go             # a new run (gen changed) or stop
+    fs_cond_t idle           # a worker finished its share (busy reached 0)
     int gen
     int busy                 # workers still working on this run
     int stop
     int nworkers
     pool_job_t* job
-    pthread_t tid[POOL_MAX_THREADS]
+    fs_thread_t tid[POOL_MAX_THREADS]
 
 
 # A pool of `nworkers` threads (fewer when the system refuses some; NULL: out of memory).
