@@ -7,10 +7,12 @@ how often does each interval cover the true mean difference when a study has onl
 Method: one big paired comparison (40,000 deals, expert bots, seed 5) plays the population; its
 full-sample mean difference is the truth. From it, 1,000 samples of n hands are drawn with
 replacement; for each, the percentile bootstrap (2,000 replicates, what compare used before) and
-the paired Student t interval (what it uses now, fastsheng.studies.stats.paired_diff) are computed,
-and the share of samples whose interval covers the truth is printed, with the share of samples that
-the skew check flags (fastsheng.studies.stats.skew_check). Rare outcomes ("decided by the kitty":
-about 1% of pairs differ) are where the bootstrap undercovers.
+compare's interval (what it uses now, fastsheng.studies.stats.paired_diff with the metric's range:
+the paired Student t interval, or the exact rate bound when fewer than 10 pairs of the sample
+differ) are computed, and the share of samples whose interval covers the truth is printed, with
+the share of samples that the skew check flags (fastsheng.studies.stats.skew_check) and the share
+where the rate bound was used. Rare outcomes ("decided by the kitty": about 2% of pairs differ)
+are where the bootstrap undercovers.
 
 Run: python analysis/interval_coverage.py     (about 20 s)
 """
@@ -26,7 +28,7 @@ import pyarrow as pa
 from fastsheng.rules import get_rules
 from fastsheng.studies import stats
 from fastsheng.studies.report import canonical_hands
-from fastsheng.studies.report.metrics import METRICS
+from fastsheng.studies.report.metrics import METRICS, Metric, support
 
 DEALS, SEED, SAMPLES = 40_000, 5, 1000
 KEYS = ("kitty_decides", "kitty_bonus", "dealer_gain", "defenders_total")
@@ -42,20 +44,28 @@ def population(name: str) -> pd.DataFrame:
     return canonical_hands(pa.concat_tables(parts).to_pandas(), rules)
 
 
-def coverage(d: np.ndarray, n: int, seed: int) -> dict:
+def coverage(m: Metric, xa: np.ndarray, xb: np.ndarray, n: int, seed: int) -> dict:
+    """Coverage of the bootstrap and of compare's interval (the paired t, or the rate bound
+    when fewer than 10 pairs differ, within the metric's range in the sample, as
+    ``fastsheng.studies.report.metrics.paired_row`` computes it) over samples of n pairs."""
+    d = xa - xb
     truth = float(d.mean())
     rng = np.random.default_rng(seed)
-    hits_boot = hits_t = flagged = 0
+    hits_boot = hits_t = flagged = rare = 0
     for i in range(SAMPLES):
-        s = d[rng.integers(0, d.size, n)]
-        hits_boot += stats.mean_bootstrap(s, seed=i).covers(truth)
-        ci = stats.paired_diff(s, np.zeros(n)).ci
+        idx = rng.integers(0, d.size, n)
+        a, b = xa[idx], xb[idx]
+        hits_boot += stats.mean_bootstrap(a - b, seed=i).covers(truth)
+        span = support(m, [a, b])
+        ci = stats.paired_diff(a, b, support=span, step=m.step).ci
         hits_t += ci.covers(truth)
-        flagged += bool(ci.warning)
+        flagged += bool(stats.skew_check(a - b))
+        rare += ci.method.startswith("rate bound")
     return {
         "percentile bootstrap": hits_boot / SAMPLES,
-        "paired t": hits_t / SAMPLES,
+        "compare's interval": hits_t / SAMPLES,
         "flagged by the skew check": flagged / SAMPLES,
+        "rate bound used": rare / SAMPLES,
     }
 
 
@@ -65,10 +75,10 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     rows = []
     for j, key in enumerate(KEYS):
         m = METRICS[key]
-        d = np.asarray(m.value(a), float) - np.asarray(m.value(b), float)
+        xa, xb = np.asarray(m.value(a), float), np.asarray(m.value(b), float)
         for n in (300, 1000):
-            row = {"metric": key, "n": n, "pairs differing": f"{np.mean(d != 0):.1%}"}
-            rows.append(row | coverage(d, n, seed=100 * j + n))
+            row = {"metric": key, "n": n, "pairs differing": f"{np.mean(xa != xb):.1%}"}
+            rows.append(row | coverage(m, xa, xb, n, seed=100 * j + n))
     table = pd.DataFrame(rows)
     print(f"standard vs super, {DEALS:,} deals (seed {SEED}), {SAMPLES:,} samples of n hands")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))

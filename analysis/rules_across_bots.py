@@ -150,13 +150,17 @@ def verdict(rows: pd.DataFrame, unchanged: bool = False) -> str:
     return f"holds: {sign} for every line-up"
 
 
-def size_changes(per_hand: dict[str, np.ndarray]) -> list[dict]:
-    """Consecutive line-ups: the difference of their paired differences over common deals."""
+def size_changes(per_hand: dict[str, np.ndarray], key: str = "dealer_won") -> list[dict]:
+    """Consecutive line-ups: the difference of their paired differences over common deals
+    (per-hand differences of metric ``key``; their range bounds a change few deals show)."""
+    m = fs_metrics.METRICS[key]
+    arrays = list(per_hand.values())
+    span = (-1.0, 1.0) if m.kind == "proportion" else fs_metrics.support(m, arrays)
     names = list(per_hand)
     out = []
     for a, b in zip(names, names[1:], strict=False):
         k = min(len(per_hand[a]), len(per_hand[b]))
-        d = stats.paired_diff(per_hand[b][:k], per_hand[a][:k])
+        d = stats.paired_diff(per_hand[b][:k], per_hand[a][:k], support=span, step=m.step)
         out.append({"from": a, "to": b, "change": d.diff, "lo": d.ci.lo, "hi": d.ci.hi, "n": k})
     return out
 
@@ -197,7 +201,7 @@ def main(argv: list[str] | None = None, workers=None, batch_fn=None, bots=None) 
             rows += part
             unchanged = not any(np.any(d) for d in per_hand.values())
             lines.append(f"{va} - {vb}, {metric}: {verdict(table, unchanged)}")
-            for s in size_changes(per_hand):
+            for s in size_changes(per_hand, key):
                 if s["lo"] > 0 or s["hi"] < 0:
                     lines.append(
                         f"    size changes from {s['from']} to {s['to']}: {s['change']:+.4f} "

@@ -17,7 +17,8 @@ bots play only the first deals (they are thousands of times slower; DEALS gives 
 bot: each figure with its 95% interval (`fastsheng.studies.realism` for the panel's shares and
 means: Wilson, Student t; `fastsheng.studies.stats.quantile_ci` for the quantiles). Then, paired
 over the deals both played, each bot's difference from the strongest bot (`stats.paired_diff`, the
-t interval of the per-deal differences; for a quantile, a paired bootstrap over deals), and the
+t interval of the per-deal differences, or its rate bound when fewer than 10 deals differ; for
+a quantile, a paired bootstrap over deals), and the
 last step (the second strongest against the strongest). The balance figure is the dealer side's net
 levels per hand under `standard` minus under `super`, over the same deals; its difference between
 two bots is a paired difference of differences.
@@ -179,6 +180,21 @@ def estimate(x: np.ndarray, unit: str) -> stats.Estimate:
     return stats.mean_t(x)
 
 
+# the smallest nonzero step of a per-hand value: a share 1, card points 5, levels 1
+STEP = {"share": 1.0, "points": 5.0, "levels": 1.0}
+
+
+def paired_diff(a: np.ndarray, b: np.ndarray, unit: str) -> stats.PairedDiff:
+    """`stats.paired_diff` of a figure in ``unit``: a difference few deals show (none, when two
+    bots play a figure alike) is bounded by its rate, each deal's value within [0, 1] for a
+    share and within the range both bots' values take otherwise (never the zero-width [0, 0])."""
+    v = np.concatenate([a, b])
+    lo, hi = (0.0, 1.0) if unit == "share" else (float(v.min()), float(v.max()))
+    if hi == lo:
+        lo, hi = lo - STEP[unit], hi + STEP[unit]
+    return stats.paired_diff(a, b, support=(lo, hi), step=STEP[unit])
+
+
 def paired_quantile_diff(a: np.ndarray, b: np.ndarray, q: float, seed: int) -> tuple:
     """q-quantile of a minus that of b over the same deals, with a paired percentile bootstrap
     (deals resampled together, so the deal-to-deal variance cancels as in paired_diff)."""
@@ -216,16 +232,16 @@ def figures(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> pd.
             }
         )
 
-    def paired(x: pd.Series, y: pd.Series) -> tuple:
+    def paired(x: pd.Series, y: pd.Series, unit: str) -> tuple:
         common = x.index.intersection(y.index)
-        d = stats.paired_diff(x.loc[common].to_numpy(), y.loc[common].to_numpy())
+        d = paired_diff(x.loc[common].to_numpy(), y.loc[common].to_numpy(), unit)
         return d.diff, d.ci.lo, d.ci.hi, len(common)
 
     for key, (label, unit, _) in FIGURES.items():
         for bot in bots:
             x = data[bot][key]
             e = estimate(x.to_numpy(), unit)
-            row(key, label, bot, (e.estimate, e.lo, e.hi), e.n, paired(x, data[top][key]))
+            row(key, label, bot, (e.estimate, e.lo, e.hi), e.n, paired(x, data[top][key], unit))
     for i, q in enumerate(QUANTILES):
         key, label = f"defenders_q{round(q * 100)}", f"defenders' total, q{round(q * 100)}"
         for bot in bots:
@@ -238,7 +254,7 @@ def figures(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> pd.
     for bot, x in balance.items():
         e = stats.mean_t(x.to_numpy(), step=None)
         btop = balance[list(balance)[-1]]
-        row("balance", BALANCE, bot, (e.estimate, e.lo, e.hi), e.n, paired(x, btop))
+        row("balance", BALANCE, bot, (e.estimate, e.lo, e.hi), e.n, paired(x, btop, "levels"))
     return pd.DataFrame(rows)
 
 
@@ -249,6 +265,7 @@ def last_steps(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> 
     if len(balance) >= 2:
         series["balance"] = dict(balance)
     labels = {k: v[0] for k, v in FIGURES.items()} | {"balance": BALANCE}
+    units = {k: v[1] for k, v in FIGURES.items()} | {"balance": "levels"}
     rows = []
     for key, by_bot in series.items():
         bots = list(by_bot)
@@ -260,7 +277,7 @@ def last_steps(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> 
                 continue
             x, y = by_bot[top], by_bot[a]
             common = x.index.intersection(y.index)
-            d = stats.paired_diff(x.loc[common].to_numpy(), y.loc[common].to_numpy())
+            d = paired_diff(x.loc[common].to_numpy(), y.loc[common].to_numpy(), units[key])
             out |= {name: d.diff, f"{name}_lo": d.ci.lo, f"{name}_hi": d.ci.hi}
             out[f"{name}_n"] = len(common)
         moving = out["last_lo"] > 0 or out["last_hi"] < 0
@@ -291,7 +308,7 @@ def each_step(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> s
                 continue
             x, y = by_bot[b], by_bot[a]
             common = x.index.intersection(y.index)
-            d = stats.paired_diff(x.loc[common].to_numpy(), y.loc[common].to_numpy())
+            d = paired_diff(x.loc[common].to_numpy(), y.loc[common].to_numpy(), units[key])
             cells.append(_fmt_diff(d.diff, d.ci.lo, d.ci.hi, units[key]))
         lines.append(f"| {labels[key]} | " + " | ".join(cells) + " |\n")
     return "".join(lines)

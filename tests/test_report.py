@@ -1039,6 +1039,17 @@ def test_compare_identical_runs_mde_not_applicable(runs):
     t = rep.table("headline")
     assert t.df["mde"].isna().all()  # no pair differs: no SD to plan with (was 0.00)
     assert set(report.display_frame(t)["mde"]) == {"n/a"}
+    # and no interval of zero width: the rate bound of 0 differing hands within each metric's
+    # range (it was [0, 0]), so no identical pair of runs "differs" and none claims exactly 0
+    df = t.df
+    assert (df["diff"] == 0).all() and (df["pairs_differing"] == 0).all()
+    assert (df["diff_lo"] < 0).all() and (df["diff_hi"] > 0).all()
+    assert not df["excludes_0"].any() and (df["p_value"] == 1).all()
+    won = df.set_index("key").loc["dealer_won"]
+    n = int(won["n"])
+    assert won["diff_hi"] == pytest.approx(1 - 0.0125 ** (1 / n))  # a share: each within [0, 1]
+    lc = rep.table("level_change").df
+    assert (lc["diff_lo"] < 0).all() and (lc["diff_hi"] > 0).all()
 
 
 @pytest.fixture(scope="module")
@@ -1062,7 +1073,7 @@ def test_paired_interval_covers_on_simulator_data_at_small_n(simulated_pairs, ke
     full-sample mean difference is the truth: compare's interval covers it (the percentile
     bootstrap it used covered 0.83 for "decided by the kitty" at n = 300)."""
     from fastsheng.studies import stats
-    from fastsheng.studies.report.metrics import METRICS
+    from fastsheng.studies.report.metrics import METRICS, support
 
     m = METRICS[key]
     a, b = (np.asarray(m.value(h), float) for h in simulated_pairs)
@@ -1072,7 +1083,9 @@ def test_paired_interval_covers_on_simulator_data_at_small_n(simulated_pairs, ke
     hits = 0
     for _ in range(reps):
         idx = rng.integers(0, a.size, n)
-        hits += stats.paired_diff(a[idx], b[idx]).ci.covers(truth)
+        xa, xb = a[idx], b[idx]  # as compare's paired_row: the metric's range in the sample
+        d = stats.paired_diff(xa, xb, support=support(m, [xa, xb]), step=m.step)
+        hits += d.ci.covers(truth)
     assert hits / reps >= 0.92, hits / reps
 
 

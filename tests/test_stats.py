@@ -119,13 +119,61 @@ def test_mean_intervals_coverage_by_simulation():
     assert 0.92 <= hits_boot / reps <= 0.97
 
 
-def test_paired_diff_identical_samples():
-    x = np.random.default_rng(1).integers(0, 40, 1000) * 5
-    d = stats.paired_diff(x, x)
-    assert d.diff == 0 and d.ci.lo == 0 and d.ci.hi == 0 and d.n_differ == 0
+def test_paired_diff_identical_samples_are_bounded_not_zero_width():
+    """The same nonzero values twice (the same rules or bots twice): 1,000 agreeing pairs bound
+    an effect, they do not prove it is 0. With the values' range the interval is the rate bound
+    of 0 differing pairs (it was the zero-width [0, 0]); without it there is no bound (NaN)."""
+    x = np.random.default_rng(1).integers(0, 40, 1000) * 5.0
+    d = stats.paired_diff(x, x, support=(0, 200), step=5)
+    h = 200 * (1 - 0.0125 ** (1 / 1000))  # a difference is at most 200 away, times the rate
+    assert d.diff == 0 and d.n_differ == 0 and d.ci.method.startswith("rate bound")
+    assert d.ci.lo == pytest.approx(-h) and d.ci.hi == pytest.approx(h) and h > 0.8
     assert not d.significant and d.p_value == 1.0
     # no variation in the differences: no MDE to speak of (was shown as 0.00), and a warning
     assert math.isnan(d.mde) and d.ci.warning
+    unknown = stats.paired_diff(x, x)
+    assert unknown.diff == 0 and math.isnan(unknown.ci.lo) and math.isnan(unknown.ci.hi)
+    assert "unknown" in unknown.ci.warning and not unknown.significant
+    assert math.isnan(unknown.p_value)
+
+
+def test_paired_diff_constant_shift_is_not_zero_width():
+    """Every pair differs by exactly 1 (sd 0): the t interval would be [1, 1]; the rate bound
+    around the common difference is wide enough for what 500 pairs cannot see."""
+    x = np.random.default_rng(2).integers(0, 6, 500).astype(float)
+    d = stats.paired_diff(x + 1, x, support=(0, 6), step=1)
+    assert d.diff == 1 and d.ci.lo < 1 < d.ci.hi and d.significant
+
+
+def test_paired_diff_rare_effects_are_covered():
+    """Effects resting on 0 to a few differing pairs in 300 (a share flipped in 1% or 0.2% of
+    hands, card points gained in 0.5%): the interval covers the true effect at least 95% of the
+    time, where the t interval (zero width when no pair differs) does not."""
+    rng = np.random.default_rng(31)
+    reps, n = 1000, 300
+
+    def share(q):
+        xb = (rng.random(n) < 0.4).astype(float)
+        xa = np.where((xb == 0) & (rng.random(n) < q), 1.0, xb)
+        return xa, xb, (0.0, 1.0), 1.0, 0.6 * q
+
+    def points(q):
+        xb = 5.0 * rng.binomial(40, 0.42, n)
+        xa = xb + np.where(rng.random(n) < q, 5.0 * rng.integers(1, 5, n), 0.0)
+        return xa, xb, (0.0, 200.0), 5.0, q * 12.5
+
+    for draw, q in ((share, 0.01), (share, 0.002), (points, 0.005)):
+        hits = t_hits = rare = 0
+        for _ in range(reps):
+            xa, xb, span, step, truth = draw(q)
+            d = stats.paired_diff(xa, xb, support=span, step=step)
+            hits += d.ci.covers(truth)
+            rare += d.ci.method.startswith("rate bound")
+            t = stats.mean_normal(xa - xb)  # no rare-case handling: [0, 0] with no difference
+            t_hits += t.lo <= truth <= t.hi
+        assert rare == reps  # every sample had fewer than 10 differing pairs
+        assert hits / reps >= 0.95, (draw.__name__, q, hits / reps)
+        assert t_hits / reps < 0.9, (draw.__name__, q, t_hits / reps)
 
 
 def test_paired_diff_detects_shift_and_pairing_helps():
@@ -255,11 +303,16 @@ def test_mean_t_matches_formula_and_skew_check():
 
 def test_paired_diff_of_two_eventless_samples_is_bounded():
     """No failed throw in either run: the difference is not known to be exactly 0, it lies within
-    the exact Poisson bound of each mean."""
-    d = stats.paired_diff(np.zeros(400), np.zeros(400))
-    h = -math.log(0.025) / 400
+    the exact binomial bound of each mean (about the Poisson 3.689 / n), a little tighter than
+    the rate bound of 0 differing pairs."""
+    d = stats.paired_diff(np.zeros(400), np.zeros(400), support=(0, 1), step=1)
+    h = 1 - 0.025 ** (1 / 400)
+    assert h == pytest.approx(-math.log(0.025) / 400, rel=0.01)
     assert d.diff == 0 and d.ci.lo == pytest.approx(-h) and d.ci.hi == pytest.approx(h)
+    assert d.ci.method.startswith("exact binomial")
     assert not d.significant and math.isnan(d.mde)
+    ones = stats.paired_diff(np.ones(400), np.ones(400), support=(0, 1), step=1)
+    assert ones.ci.lo == pytest.approx(-h) and ones.ci.hi == pytest.approx(h)
 
 
 def test_ratio_cluster_signed_values_summing_to_zero_use_the_cluster_interval():

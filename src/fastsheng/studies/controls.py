@@ -136,7 +136,7 @@ class MeanCI:
 
 #: Fewer values than this away from the most common one: the mean is bounded by their rate
 #: (:func:`rate_bound`), not given a t interval (the threshold of ``stats.skew_check``).
-MIN_AWAY = 10
+MIN_AWAY = stats.MIN_AWAY
 
 
 def mean_ci(
@@ -224,23 +224,6 @@ def _t_p(m: float, se: float, df: int) -> float:
     return float(2.0 * t.sf(abs(m) / se, df))
 
 
-def _rate_limits(k: int, n: int, tail: float) -> tuple[float, float]:
-    """Clopper-Pearson limits of a rate seen ``k`` times in ``n``, each one-sided at ``tail``
-    (k = 0: the exact upper bound 1 - tail^(1/n), about -ln(tail) / n)."""
-    from scipy.special import betaincinv
-
-    lo = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, tail))
-    hi = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1.0 - tail))
-    return lo, hi
-
-
-def _bound_at(k_up, k_down, n, up, down, step, alpha) -> tuple[float, float]:
-    """The rate bound's (lo, hi) around the centre at level ``1 - alpha``."""
-    pl_up, pu_up = _rate_limits(k_up, n, alpha / 4)
-    pl_down, pu_down = _rate_limits(k_down, n, alpha / 4)
-    return step * pl_up - down * pu_down, up * pu_up - step * pl_down
-
-
 def rate_bound(
     y,
     centre: float,
@@ -249,65 +232,14 @@ def rate_bound(
     conf: float = 0.95,
 ) -> MeanCI:
     """The mean of ``y`` when few values differ from ``centre`` (a rare effect), bounded by the
-    rates of the values above and below it. With ``p_up``, ``p_down`` those rates, every value
-    at most ``up`` above (``down`` below) the centre and at least ``step`` away from it:
-
-        centre + step p_up - down p_down  <=  mean  <=  centre + up p_up - step p_down.
-
-    Each rate gets its exact (Clopper-Pearson) two-sided interval at ``1 - alpha/2``, so that
-    both hold together with probability at least ``conf = 1 - alpha``; with no value above the
-    centre, ``p_up`` <= 1 - (alpha/4)^(1/n) ~ 4.4 / n at 95%, the exact Poisson bound of
-    ``stats.mean_t``'s all-0 case at the level this split needs. ``up`` and ``down`` come from
-    ``support`` (the values' range); ``step`` None: no lower rate counts (0). The bound holds at
-    every n and never has zero width; ``support`` None gives no bound (NaN) and says so."""
-    y = np.asarray(y, dtype=float)
-    n = int(y.size)
+    rates of the values above and below it: :func:`fastsheng.studies.stats.rate_bound` (the
+    method, its formula and why it holds at every n), as a :class:`MeanCI` with its p-value."""
+    e, p = stats.rate_bound(y, centre, support, step, conf)
+    sd = float(np.std(np.asarray(y, dtype=float), ddof=1)) if e.n > 1 else float("nan")
+    if not np.isfinite(e.lo):
+        sd = 0.0
     nan = float("nan")
-    dev = y - centre
-    k_up, k_down = int(np.count_nonzero(dev > 0)), int(np.count_nonzero(dev < 0))
-    away = k_up + k_down
-    est = float(y.mean())
-    seen = f"{away} of {n:,} hands differ from {centre:g}"
-    if support is None or not all(np.isfinite(support)):
-        why = f"only {seen} and the range of a value is unknown: no bound"
-        return MeanCI(est, nan, nan, nan, 0.0, n, n - 1, "no bound (rare values)", why)
-    a, b = float(support[0]), float(support[1])
-    up = max(b - centre, float(dev.max(initial=0.0)))
-    down = max(centre - a, float(-dev.min(initial=0.0)))
-    nonzero = np.abs(dev[dev != 0])
-    s = 0.0 if step is None else float(step)
-    if nonzero.size:
-        s = min(s, float(nonzero.min()))
-    alpha = 1.0 - conf
-    lo, hi = _bound_at(k_up, k_down, n, up, down, s, alpha)
-    lo, hi = max(centre + lo, a), min(centre + hi, b)
-    p = _bound_p(k_up, k_down, n, up, down, s, centre)
-    method = f"rate bound ({away} of {n:,} differ)"
-    warning = f"only {seen}: bounded by their rate, each within [{a:g}, {b:g}]"
-    sd = float(y.std(ddof=1))
-    return MeanCI(est, lo, hi, nan, sd, n, n - 1, method, warning, p_value=p)
-
-
-def _bound_p(k_up, k_down, n, up, down, step, centre) -> float:
-    """The smallest alpha at which the rate bound excludes 0 (1 when it never does): the
-    p-value that agrees with the bound at every level."""
-
-    def excludes(alpha: float) -> bool:
-        lo, hi = _bound_at(k_up, k_down, n, up, down, step, alpha)
-        return centre + lo > 0 or centre + hi < 0
-
-    if not excludes(1.0 - 1e-12):
-        return 1.0
-    lo_e, hi_e = -300.0, 0.0  # log10 alpha: excludes at hi_e, not (or barely) at lo_e
-    if excludes(10.0**lo_e):
-        return 0.0
-    for _ in range(30):  # log10 alpha to 3e-7
-        mid = (lo_e + hi_e) / 2
-        if excludes(10.0**mid):
-            hi_e = mid
-        else:
-            lo_e = mid
-    return float(10.0**hi_e)
+    return MeanCI(e.estimate, e.lo, e.hi, nan, sd, e.n, e.n - 1, e.method, e.warning, p_value=p)
 
 
 def adjusted_values(y, x: np.ndarray | None) -> np.ndarray:

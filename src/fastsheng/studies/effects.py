@@ -15,7 +15,7 @@ import pandas as pd
 
 from fastsheng.studies.controls import MeanCI, mean_ci
 from fastsheng.studies.multiplicity import holm, simultaneous_conf
-from fastsheng.studies.report.metrics import METRICS, Metric
+from fastsheng.studies.report.metrics import METRICS, Metric, support
 from fastsheng.studies.report.sections import HEADLINE
 from fastsheng.studies.robustness import CHECK_COLUMNS, verdict
 from fastsheng.studies.variants import SweepError
@@ -94,25 +94,6 @@ class Check:
     @property
     def n(self) -> int:
         return len(self.base)
-
-
-def support(m: Metric, arrays: Sequence[np.ndarray]) -> tuple[float, float] | None:
-    """The range a value of ``m`` can take, for the rate bound of a rare effect: [0, 1] for a
-    share; for another metric the range of the values in these runs (its possible range
-    depends on the rules), widened by the metric's ``step`` when every value is the same; None
-    when that is unknown too (``step`` None)."""
-    if m.kind == "proportion":
-        return (0.0, 1.0)
-    vals = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays])
-    vals = vals[np.isfinite(vals)]
-    if not vals.size:
-        return None
-    lo, hi = float(vals.min()), float(vals.max())
-    if hi == lo:
-        if m.step is None:
-            return None
-        lo, hi = lo - m.step, hi + m.step
-    return lo, hi
 
 
 def _diff_support(s: tuple[float, float] | None, times: int = 1):

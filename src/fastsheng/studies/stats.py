@@ -15,7 +15,9 @@ example studies in ``analysis/`` can put them in tables directly.
   from the most common one. Simulation output is discrete, so the bootstrap resamples *counts of
   distinct values* with one multinomial draw per replicate (exactly the nonparametric bootstrap).
 * Paired comparisons (common random numbers): :func:`paired_diff` gives the t interval of the
-  per-unit differences ``a - b`` with the skew check, a p-value and the MDE.
+  per-unit differences ``a - b`` with the skew check, a p-value and the MDE; when fewer than
+  10 pairs differ (none, for two identical runs) the exact :func:`rate_bound` instead, which
+  never has zero width.
 * Planning: :func:`mde` is the minimum detectable effect at a given n, :func:`n_for_mde` the n
   needed for a given effect.
 * Quantiles: :func:`quantile_ci`, a distribution-free interval from binomial order statistics.
@@ -47,6 +49,8 @@ __all__ = [
     "mean_bootstrap",
     "bootstrap_mean_distribution",
     "paired_diff",
+    "rate_bound",
+    "MIN_AWAY",
     "mde",
     "n_for_mde",
     "quantile_ci",
@@ -252,6 +256,98 @@ def mean_t(x, conf: float = 0.95, step: float | None = 1.0) -> Estimate:
     return Estimate(m, m - h, m + h, n, conf, "t", warn)
 
 
+#: Fewer values than this away from the most common one: a mean (or a paired difference) is
+#: bounded by their rate (:func:`rate_bound`), not given a t interval (``skew_check``'s threshold).
+MIN_AWAY = 10
+
+
+def _rate_limits(k: int, n: int, tail: float) -> tuple[float, float]:
+    """Clopper-Pearson limits of a rate seen ``k`` times in ``n``, each one-sided at ``tail``
+    (k = 0: the exact upper bound 1 - tail^(1/n), about -ln(tail) / n)."""
+    from scipy.special import betaincinv
+
+    lo = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, tail))
+    hi = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1.0 - tail))
+    return lo, hi
+
+
+def _bound_at(k_up, k_down, n, up, down, step, alpha) -> tuple[float, float]:
+    """The rate bound's (lo, hi) around the centre at level ``1 - alpha``."""
+    pl_up, pu_up = _rate_limits(k_up, n, alpha / 4)
+    pl_down, pu_down = _rate_limits(k_down, n, alpha / 4)
+    return step * pl_up - down * pu_down, up * pu_up - step * pl_down
+
+
+def _bound_p(k_up, k_down, n, up, down, step, centre) -> float:
+    """The smallest alpha at which the rate bound excludes 0 (1 when it never does): the
+    p-value that agrees with the bound at every level."""
+
+    def excludes(alpha: float) -> bool:
+        lo, hi = _bound_at(k_up, k_down, n, up, down, step, alpha)
+        return centre + lo > 0 or centre + hi < 0
+
+    if not excludes(1.0 - 1e-12):
+        return 1.0
+    lo_e, hi_e = -300.0, 0.0  # log10 alpha: excludes at hi_e, not (or barely) at lo_e
+    if excludes(10.0**lo_e):
+        return 0.0
+    for _ in range(30):  # log10 alpha to 3e-7
+        mid = (lo_e + hi_e) / 2
+        if excludes(10.0**mid):
+            hi_e = mid
+        else:
+            lo_e = mid
+    return float(10.0**hi_e)
+
+
+def rate_bound(
+    y,
+    centre: float,
+    support: tuple[float, float] | None,
+    step: float | None,
+    conf: float = 0.95,
+) -> tuple[Estimate, float]:
+    """The mean of ``y`` when few values differ from ``centre`` (a rare effect), bounded by the
+    rates of the values above and below it, and the two-sided p-value of a mean of 0 by the same
+    bound. With ``p_up``, ``p_down`` those rates, every value at most ``up`` above (``down``
+    below) the centre and at least ``step`` away from it:
+
+        centre + step p_up - down p_down  <=  mean  <=  centre + up p_up - step p_down.
+
+    Each rate gets its exact (Clopper-Pearson) two-sided interval at ``1 - alpha/2``, so that
+    both hold together with probability at least ``conf = 1 - alpha``; with no value above the
+    centre, ``p_up`` <= 1 - (alpha/4)^(1/n) ~ 4.4 / n at 95%, the exact Poisson bound of
+    :func:`mean_t`'s all-0 case at the level this split needs. ``up`` and ``down`` come from
+    ``support`` (the values' range); ``step`` None: no lower rate counts (0). The bound holds at
+    every n and never has zero width; ``support`` None gives no bound (NaN) and says so. Used by
+    :func:`paired_diff` and by the sweep (:func:`fastsheng.studies.controls.rate_bound`)."""
+    y = np.asarray(y, dtype=float)
+    n = int(y.size)
+    nan = float("nan")
+    dev = y - centre
+    k_up, k_down = int(np.count_nonzero(dev > 0)), int(np.count_nonzero(dev < 0))
+    away = k_up + k_down
+    est = float(y.mean())
+    seen = f"{away} of {n:,} hands differ from {centre:g}"
+    if support is None or not all(np.isfinite(support)):
+        why = f"only {seen} and the range of a value is unknown: no bound"
+        return Estimate(est, nan, nan, n, conf, "no bound (rare values)", why), nan
+    a, b = float(support[0]), float(support[1])
+    up = max(b - centre, float(dev.max(initial=0.0)))
+    down = max(centre - a, float(-dev.min(initial=0.0)))
+    nonzero = np.abs(dev[dev != 0])
+    s = 0.0 if step is None else float(step)
+    if nonzero.size:
+        s = min(s, float(nonzero.min()))
+    alpha = 1.0 - conf
+    lo, hi = _bound_at(k_up, k_down, n, up, down, s, alpha)
+    lo, hi = max(centre + lo, a), min(centre + hi, b)
+    p = _bound_p(k_up, k_down, n, up, down, s, centre)
+    method = f"rate bound ({away} of {n:,} differ)"
+    warning = f"only {seen}: bounded by their rate, each within [{a:g}, {b:g}]"
+    return Estimate(est, lo, hi, n, conf, method, warning), p
+
+
 # Above this many distinct values the bootstrap resamples indices instead of value counts.
 _MAX_CATEGORIES = 4096
 
@@ -296,8 +392,9 @@ def mean_bootstrap(x, conf: float = 0.95, n_boot: int = 2000, seed: int = 0) -> 
 
 @dataclass(frozen=True)
 class PairedDiff:
-    """Mean paired difference ``mean(a - b)`` with the t interval of the differences (``ci``,
-    whose ``warning`` says when it may not hold), the two-sided p-value of ``mean = 0``, the
+    """Mean paired difference ``mean(a - b)`` with its interval (``ci``: the t interval of the
+    differences, or the rate bound when fewer than 10 pairs differ; its ``warning`` says when it
+    may not hold and ``method`` which it is), the two-sided p-value of ``mean = 0``, the
     standard deviations of the differences and of each sample, and the minimum detectable effect
     at this n (two-sided ``alpha = 1 - conf``, power 0.8; NaN when the differences do not vary)."""
 
@@ -318,7 +415,8 @@ class PairedDiff:
 
     @property
     def significant(self) -> bool:
-        return not self.ci.covers(0.0)
+        """The interval excludes 0 (NaN bounds, no bound at all: not significant)."""
+        return bool(self.ci.lo > 0 or self.ci.hi < 0)
 
     @property
     def std_diff(self) -> Estimate:
@@ -335,10 +433,43 @@ class PairedDiff:
         )
 
 
-def paired_diff(a, b, conf: float = 0.95, power: float = 0.8) -> PairedDiff:
+def paired_diff(
+    a,
+    b,
+    conf: float = 0.95,
+    power: float = 0.8,
+    *,
+    support: tuple[float, float] | None = None,
+    step: float | None = None,
+) -> PairedDiff:
     """Paired comparison of two equally long samples (unit i of ``a`` paired with unit i of
     ``b``, e.g. the same deal played under two rule variants). Pairs with a NaN are dropped.
-    When every pair is equal the interval is ``[0, 0]`` with the warning "no variation"."""
+
+    ``support``: the range ``(lo, hi)`` one value of ``a`` or ``b`` can take (``(0, 1)`` for a
+    share; a metric's range otherwise), so a difference lies in ``[lo - hi, hi - lo]``;
+    ``step``: the smallest nonzero distance between two values (1 for shares, counts and levels,
+    5 for card points; None: unknown). Only the rare cases below need them.
+
+    The interval of the mean difference:
+
+    * at least :data:`MIN_AWAY` (10) differences away from the most common difference: the
+      paired Student t interval, with :func:`skew_check`'s warning;
+    * fewer (a rare effect, down to none at all, e.g. the same rules or bots twice): the t
+      interval does not hold (0 differing pairs give the zero-width ``[0, 0]``, which claims a
+      certainty n pairs cannot give: an effect on 1 pair in 200 goes unseen at n = 200 with
+      probability 0.37). The mean is then bounded by the rate of the pairs that differ
+      (:func:`rate_bound`, the sweep's method: exact Clopper-Pearson limits of the rates of
+      differences above and below the most common one, each worth at most the range of a
+      difference), which holds at every n and never has zero width. When both samples sit at
+      one end of ``support`` throughout (no event in either, e.g. no failed throw in both runs),
+      each mean lies within its exact binomial bound ``(hi - lo) (1 - (alpha/2)^(1/n))`` of that
+      end, and the difference within +- that, a little tighter than the rate bound;
+    * without ``support`` a rare effect has no bound: NaN bounds and a warning saying so, not
+      an interval that looks narrower than the data allow. Callers that know the metric (the
+      report's :mod:`~fastsheng.studies.report.metrics`) pass its range.
+
+    The p-value is the rate bound's in the rare case (NaN without a bound), the normal one
+    otherwise; ``significant`` needs a finite interval that excludes 0."""
     a = np.asarray(a, dtype=np.float64).ravel()
     b = np.asarray(b, dtype=np.float64).ravel()
     if a.shape != b.shape:
@@ -351,22 +482,15 @@ def paired_diff(a, b, conf: float = 0.95, power: float = 0.8) -> PairedDiff:
     if n == 0:
         e = Estimate(nan, nan, nan, 0, conf, "paired t", "no pairs")
         return PairedDiff(nan, nan, e, nan, nan, nan, nan, nan, 0, 0)
-    ci = mean_t(d, conf)
-    if ci.method.startswith("exact"):  # every difference is 0
-        if not a.any() and not b.any():
-            # no event in either sample (e.g. failed throws): each mean lies in the exact Poisson
-            # bound [0, 3.689 / n], so their difference lies within +- that bound
-            h = _poisson_zero_upper(conf) / n
-            ci = Estimate(0.0, -h, h, n, conf, "exact Poisson bounds (no events)", ci.warning)
-        else:  # identical on every pair (e.g. the same rules twice): 0 is all we saw
-            ci = Estimate(0.0, 0.0, 0.0, n, conf, "paired t", ci.warning)
-    else:
-        ci = Estimate(ci.estimate, ci.lo, ci.hi, n, conf, "paired t", ci.warning)
     sd = float(d.std(ddof=1)) if n > 1 else nan
-    if n > 1 and sd > 0:
-        p = normal_p_value(ci.estimate / (sd / math.sqrt(n)))
+    values, counts = np.unique(d, return_counts=True)
+    centre = float(values[np.argmax(counts)])
+    if n > 1 and n - int(counts.max()) < MIN_AWAY:
+        ci, p = _rare_paired(a, b, d, centre, conf, support, step)
     else:
-        p = 1.0 if ci.estimate == 0 else 0.0
+        t = mean_t(d, conf)
+        ci = Estimate(t.estimate, t.lo, t.hi, n, conf, "paired t", t.warning)
+        p = normal_p_value(ci.estimate / (sd / math.sqrt(n))) if n > 1 and sd > 0 else nan
     return PairedDiff(
         mean_a=float(a.mean()),
         mean_b=float(b.mean()),
@@ -379,6 +503,27 @@ def paired_diff(a, b, conf: float = 0.95, power: float = 0.8) -> PairedDiff:
         n=n,
         n_differ=int(np.count_nonzero(d)),
     )
+
+
+def _rare_paired(a, b, d, centre, conf, support, step) -> tuple[Estimate, float]:
+    """:func:`paired_diff`'s interval and p-value when fewer than MIN_AWAY pairs differ from the
+    most common difference ``centre``."""
+    n = int(d.size)
+    if support is not None and all(np.isfinite(support)):
+        lo, hi = float(support[0]), float(support[1])
+        width = hi - lo
+        for end in (lo, hi):
+            if width > 0 and (a == end).all() and (b == end).all():
+                # no event in either sample: each mean within its exact one-sided binomial
+                # bound at alpha/2 of that end, so the difference within +- that, at conf
+                h = width * (1.0 - ((1.0 - conf) / 2.0) ** (1.0 / n))
+                why = f"no pair differs, every value {end:g}: bounded by {n:,} eventless pairs"
+                return Estimate(0.0, -h, h, n, conf, "exact binomial bounds (no events)", why), 1.0
+        span = (-width, width)
+    else:
+        span = None
+    e, p = rate_bound(d, centre, span, step, conf)
+    return e, p
 
 
 def ratio_cluster(num, den, conf: float = 0.95) -> Estimate:

@@ -1,7 +1,8 @@
 """``fastsheng compare``: two runs of the same deals, every pairable metric of
-:mod:`fastsheng.studies.report.metrics` compared hand by hand (paired t interval, p-value, MDE,
-standardized difference), plus the level-change distribution, per-match differences in matches
-mode and a check that the deals really were the same."""
+:mod:`fastsheng.studies.report.metrics` compared hand by hand (paired t interval, or the exact
+rate bound when fewer than 10 hands differ; p-value, MDE, standardized difference), plus the
+level-change distribution, per-match differences in matches mode and a check that the deals
+really were the same."""
 
 from __future__ import annotations
 
@@ -136,8 +137,12 @@ def _headline(ha, hb, la, lb, pairing: str, cluster: str | None) -> Table:
     k = len(rows)
     note = (
         f"A = {la}; B = {lb}. Pairing: {pairing}. diff = mean over hands of (A - B) with the "
-        "paired Student t 95% interval (warning: when the differences are too skewed or too few "
-        "pairs differ for it to hold); p_value: two-sided z-test of no difference; mde: the "
+        "paired Student t 95% interval (warning: when the differences are too skewed for it to "
+        "hold); when fewer than 10 pairs differ (none: the same play twice) the exact rate "
+        "bound instead, each differing hand worth at most the metric's range in the two runs "
+        "(never the zero-width [0, 0]: n hands that agree bound an effect, they do not rule "
+        "it out); p_value: two-sided z-test of no difference (the rate bound's own when it "
+        "is used); mde: the "
         "smallest true difference this n detects with 80% power at the 5% level, "
         "(1.96 + 0.84) sd_diff / sqrt(n), n/a when no pair differs; std_diff: diff in standard "
         "deviations of the per-hand values. Shares are differences of proportions in percentage "
@@ -175,7 +180,10 @@ def _level_change(ha: pd.DataFrame, hb: pd.DataFrame, cluster: str | None) -> Ta
     rows = []
     for o in sorted(set(ha["outcome"]) | set(hb["outcome"]), key=outcome_key):
         xa, xb = (ha["outcome"] == o).to_numpy(), (hb["outcome"] == o).to_numpy()
-        d = clustered_paired(xa, xb, c) if cluster else stats.paired_diff(xa, xb, CONF)
+        if cluster:
+            d = clustered_paired(xa, xb, c, (0.0, 1.0), 1.0)
+        else:
+            d = stats.paired_diff(xa, xb, CONF, support=(0.0, 1.0), step=1.0)
         ea, eb = interval("proportion", xa, clusters=c), interval("proportion", xb, clusters=c)
         rows.append(
             {
@@ -196,7 +204,7 @@ def _level_change(ha: pd.DataFrame, hb: pd.DataFrame, cluster: str | None) -> Ta
         )
     note = (
         "Outcomes by the level-table value (column levels). p_a, p_b: Wilson 95%; diff: paired "
-        "t 95% (percentage points)."
+        "t 95% (percentage points), or the exact rate bound when fewer than 10 pairs differ."
     )
     return Table(
         "level_change",
@@ -221,6 +229,17 @@ _PER_MATCH = (
 )
 
 
+def _range(xa: np.ndarray, xb: np.ndarray) -> tuple[float, float] | None:
+    """The range of a count in both runs (widened by 1 when every value is the same), for the
+    rate bound of a difference few pairs show; None without a finite value."""
+    v = np.concatenate([xa, xb])
+    v = v[np.isfinite(v)]
+    if not v.size:
+        return None
+    lo, hi = float(v.min()), float(v.max())
+    return (lo - 1.0, hi + 1.0) if lo == hi else (lo, hi)
+
+
 def _match_differences(run_a: Run, run_b: Run) -> Table | None:
     if run_a.matches is None or run_b.matches is None:
         return None
@@ -232,7 +251,8 @@ def _match_differences(run_a: Run, run_b: Run) -> Table | None:
             xa, xb = np.asarray(fn(mta), float), np.asarray(fn(mtb), float)
         except KeyError:
             continue
-        d = stats.paired_diff(xa, xb, CONF)
+        span = (0.0, 1.0) if unit == "share" else _range(xa, xb)
+        d = stats.paired_diff(xa, xb, CONF, support=span, step=1.0)
         rows.append(
             {
                 "metric": metric,
@@ -253,7 +273,8 @@ def _match_differences(run_a: Run, run_b: Run) -> Table | None:
     note = (
         "Matches paired by match_id: match i of A and match i of B start from the same first "
         "shuffle; later hands get the same shuffles but diverge with the play (dealt from other "
-        "seats once the dealers differ). One row per match: paired t 95% intervals. First "
+        "seats once the dealers differ). One row per match: paired t 95% intervals (the exact "
+        "rate bound when fewer than 10 matches differ). First "
         f"dealer's team: {first_dealer_meaning(run_a.manifest)}."
     )
     return Table(

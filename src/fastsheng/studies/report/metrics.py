@@ -46,6 +46,7 @@ __all__ = [
     "interval",
     "clustered",
     "clustered_paired",
+    "support",
 ]
 
 CONF = 0.95
@@ -178,6 +179,26 @@ def available(keys: Sequence[str], h: pd.DataFrame) -> list[Metric]:
     return [METRICS[k] for k in keys if METRICS[k].available(h)]
 
 
+def support(m: Metric, arrays: Sequence[np.ndarray]) -> tuple[float, float] | None:
+    """The range a value of ``m`` can take, for the rate bound of a rare effect
+    (:func:`fastsheng.studies.stats.rate_bound`): [0, 1] for a share; for another metric the
+    range of the values in these runs (its possible range depends on the rules), widened by
+    the metric's ``step`` when every value is the same; None when that is unknown too (``step``
+    None)."""
+    if m.kind == "proportion":
+        return (0.0, 1.0)
+    vals = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays])
+    vals = vals[np.isfinite(vals)]
+    if not vals.size:
+        return None
+    lo, hi = float(vals.min()), float(vals.max())
+    if hi == lo:
+        if m.step is None:
+            return None
+        lo, hi = lo - m.step, hi + m.step
+    return lo, hi
+
+
 MIN_CLUSTERS = 30  # below this many matches a cluster-robust interval is flagged
 
 
@@ -249,13 +270,16 @@ def estimate_row(
     }
 
 
-def clustered_paired(xa, xb, clusters) -> stats.PairedDiff:
+def clustered_paired(xa, xb, clusters, support=None, step=None) -> stats.PairedDiff:
     """:func:`fastsheng.studies.stats.paired_diff` with the cluster-robust interval of the mean
     difference (matches mode: the hands of a match are dependent); p-value and MDE from its
-    standard error."""
-    d = stats.paired_diff(xa, xb, CONF)
-    if not d.sd_diff > 0:  # no pair differs: the exact bounds of paired_diff hold as they are
-        return d
+    standard error. When fewer than 10 pairs differ paired_diff's rate bound (``support``,
+    ``step``: the range and step of a value) is kept: a cluster-robust interval from a handful
+    of differing hands holds no better than the t interval."""
+    d = stats.paired_diff(xa, xb, CONF, support=support, step=step)
+    if not d.ci.method.startswith("paired t"):  # a rare effect: paired_diff's bound
+        note = "matches mode: the bound takes the hands of a match as independent"
+        return replace(d, ci=replace(d.ci, warning="; ".join(filter(None, [d.ci.warning, note]))))
     e = clustered(np.asarray(xa, float) - np.asarray(xb, float), None, clusters)
     se = (e.hi - e.estimate) / stats.z_value(CONF)
     p = stats.normal_p_value(e.estimate / se) if se > 0 else (1.0 if e.estimate == 0 else 0.0)
@@ -267,13 +291,15 @@ def paired_row(
     m: Metric, ha: pd.DataFrame, hb: pd.DataFrame, cluster: str | None = None
 ) -> dict[str, Any]:
     """The paired difference A - B of a pairable metric, hand i of A with hand i of B;
-    ``cluster``: the column of independent clusters of hands (matches mode: ``match_id``)."""
+    ``cluster``: the column of independent clusters of hands (matches mode: ``match_id``).
+    The metric's range in the two runs (:func:`support`) and ``step`` bound a rare effect."""
     xa = np.asarray(m.value(ha), dtype=float)
     xb = np.asarray(m.value(hb), dtype=float)
+    span = support(m, [xa, xb])
     if cluster:
-        d = clustered_paired(xa, xb, ha[cluster].to_numpy())
+        d = clustered_paired(xa, xb, ha[cluster].to_numpy(), span, m.step)
     else:
-        d = stats.paired_diff(xa, xb, CONF)
+        d = stats.paired_diff(xa, xb, CONF, support=span, step=m.step)
     s = d.std_diff
     return {
         "key": m.key,
@@ -293,5 +319,6 @@ def paired_row(
         "sd_diff": d.sd_diff,
         "pairs_differing": d.n_differ,
         "excludes_0": bool(d.significant),
+        "interval": d.ci.method,
         "warning": d.ci.warning,
     }
