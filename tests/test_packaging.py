@@ -128,3 +128,18 @@ def test_the_release_builds_and_tests_what_ci_checks():
 @pytest.mark.parametrize("script", ["check_dist.sh", "install_time.sh"])
 def test_the_release_scripts_parse(script):
     subprocess.run(["bash", "-n", str(ROOT / "scripts" / script)], check=True)
+
+
+def test_the_install_page_counts_the_modules_setup_py_builds():
+    """docs/install.md says how many modules the first install compiles: setup.py's list."""
+    import ast
+
+    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
+    modules = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "CORE_MODULES"
+    )
+    count = len(modules.elts)
+    text = " ".join((ROOT / "docs" / "install.md").read_text(encoding="utf-8").split())
+    assert f"compiles the Cython core, {count} modules" in text
