@@ -47,9 +47,9 @@ def _imports():
         import nbformat
         from ipykernel.kernelspec import write_kernel_spec
     except ImportError as e:
-        raise SystemExit(
-            f"error: {e.name} is not installed; install the docs extra: pip install '.[docs]'"
-        ) from None
+        print(f"error: {e.name} is not installed; install the docs extra: pip install '.[docs]'",
+              file=sys.stderr)  # fmt: skip
+        raise SystemExit(2) from None
     return jupytext, nbclient, nbformat, write_kernel_spec
 
 

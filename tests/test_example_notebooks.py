@@ -11,6 +11,7 @@ kernel start, about 1 s).
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import jupytext
@@ -70,6 +71,17 @@ def test_script_refuses_an_unknown_name(capsys):
     assert rc == 2
     assert err.count("\n") == 1 and err.startswith("error: no notebook 'nosuch'")
     assert "statistician" in err
+
+
+def test_script_says_what_to_install(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "nbclient", None)  # as if it were not installed
+    with pytest.raises(SystemExit) as e:
+        _script().main([])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert (
+        err == "error: nbclient is not installed; install the docs extra: pip install '.[docs]'\n"
+    )
 
 
 def test_script_names_the_failing_notebook_and_cell(tmp_path, capsys):
