@@ -218,3 +218,19 @@ def test_the_workers_0_advice_names_what_has_workers():
     assert "workers" in inspect.signature(runner.run).parameters
     assert "workers" not in inspect.signature(fs.simulate_hands).parameters
     assert "`simulate_hands`, `simulate_matches` and `fs.evaluate` play in the calling" in text
+
+
+def test_every_file_the_readme_links_to_exists():
+    """The README is read on GitHub and in a clone, where the site's link checks do not run:
+    each relative link names a file of the repository (and a heading of it, when it has a #)."""
+    links = re.findall(r"\]\(([^)\s]+)\)", README)
+    local = [link for link in links if "://" not in link]
+    assert len(local) >= 10
+    for link in local:
+        path, _, anchor = link.partition("#")
+        target = ROOT / path
+        assert target.exists(), link
+        if anchor:
+            headings = re.findall(r"^#+ (.+)$", target.read_text(encoding="utf-8"), re.M)
+            slugs = {re.sub(r"[^\w\- ]", "", h.lower()).strip().replace(" ", "-") for h in headings}
+            assert anchor in slugs, link
