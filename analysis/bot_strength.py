@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fastsheng.studies import stats
+from fastsheng.rules import get_rules
+from fastsheng.studies import ranges, stats
 from fastsheng.studies.report import canonical_hands, simulate_run
 
 
@@ -49,8 +50,9 @@ def compare_bots(x: str, y: str, n: int, seed: int, where: Path, batch_fn=None) 
     net2, up2 = team0_net(two)  # X is team 1
     per_deal = (net1 - net2) / 2  # X's net levels per hand, both seatings averaged
     up = (up1 + (1 - up2)) / 2  # share of the two seatings in which X's team went up
-    e = stats.mean_t(per_deal)
-    w = stats.mean_t(up)
+    most = max(ranges.level_max(get_rules("standard")))  # levels either side gains in a hand
+    e = stats.mean_t(per_deal, support=(-most, most))
+    w = stats.mean_t(up, support=(0.0, 1.0))
     return {
         "X": x,
         "Y": y,

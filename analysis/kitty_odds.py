@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fastsheng.studies import stats
+from fastsheng.studies import ranges, stats
 from fastsheng.studies.report import canonical_hands
 
 # fewer hands than this, and a mean's interval is "too few hands for an interval"
@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     cap = h["kitty_captured"]
 
     overall = stats.wilson(int(cap.sum()), n)
-    bonus = stats.mean_t(h.loc[cap, "kitty_bonus"]) if cap.any() else None
+    top = ranges.kitty_bonus_max(ranges.run_rules(run))  # the largest bonus the rules allow
+    bonus = stats.mean_t(h.loc[cap, "kitty_bonus"], support=(0.0, top)) if cap.any() else None
     print(f"Run: {run} ({n:,} hand{'s' if n != 1 else ''})")
     print(f"P(defenders capture the kitty) = {overall.fmt(4)}   (Wilson 95%)")
     if bonus is not None:

@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fastsheng.studies import stats
+from fastsheng.studies import ranges, stats
 from fastsheng.studies.report import canonical_hands
 
 
-def summarize(x: np.ndarray) -> dict:
-    m = stats.mean_t(x)
+def summarize(x: np.ndarray, rules=None) -> dict:
+    m = stats.mean_t(x, support=(0.0, ranges.defenders_total_max(rules)))
     med = stats.quantile_ci(x, 0.5)
     p80 = stats.wilson(int((x >= 80).sum()), x.size)
     p120 = stats.wilson(int((x >= 120).sum()), x.size)
@@ -50,9 +50,10 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
             Path("runs/analysis-scores"), rules="standard", bots=None, n=20_000, seed=1
         )
     h = canonical_hands(pd.read_parquet(run / "hands"))
-    rows = [{"hands in": "all", **summarize(h["defenders_total"].to_numpy(float))}]
+    rules = ranges.run_rules(run)
+    rows = [{"hands in": "all", **summarize(h["defenders_total"].to_numpy(float), rules)}]
     for kind, g in h.groupby("trump_kind"):
-        rows.append({"hands in": kind, **summarize(g["defenders_total"].to_numpy(float))})
+        rows.append({"hands in": kind, **summarize(g["defenders_total"].to_numpy(float), rules)})
     table = pd.DataFrame(rows)
     print(f"Run: {run}\n")
     print(table.to_string(index=False))

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from fastsheng.rules import get_rules
-from fastsheng.studies import stats
+from fastsheng.studies import ranges, stats
 from fastsheng.studies.realism import kitty_flips_side
 
 SEED = 2026
@@ -174,10 +174,16 @@ def net_levels(h: pd.DataFrame) -> pd.Series:
     return lv.where(h["winner"] == "dealer", -lv)
 
 
+# the range one hand's value of a figure in points can take (standard rules): the defenders'
+# total's, which also holds the points buried in the kitty; a mean without variation is bounded
+# by its top (stats.mean_t)
+POINTS_RANGE = (0.0, ranges.defenders_total_max(get_rules("standard")))
+
+
 def estimate(x: np.ndarray, unit: str) -> stats.Estimate:
     if unit == "share":
         return stats.wilson(int(np.count_nonzero(x)), len(x))
-    return stats.mean_t(x)
+    return stats.mean_t(x, support=POINTS_RANGE if unit == "points" else None)
 
 
 # the smallest nonzero step of a per-hand value: a share 1, card points 5, levels 1
@@ -252,7 +258,7 @@ def figures(data: dict[str, pd.DataFrame], balance: dict[str, pd.Series]) -> pd.
             row(key, label, bot, (e.estimate, e.lo, e.hi), e.n, (*d, len(common)))
     # the balance against the strongest bot that has a super run (the slowest may have none)
     for bot, x in balance.items():
-        e = stats.mean_t(x.to_numpy(), step=None)
+        e = stats.mean_t(x.to_numpy())
         btop = balance[list(balance)[-1]]
         row("balance", BALANCE, bot, (e.estimate, e.lo, e.hi), e.n, paired(x, btop, "levels"))
     return pd.DataFrame(rows)

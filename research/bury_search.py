@@ -101,9 +101,9 @@ def measure(
     ):
         fs, fp = np.asarray(fs, float), np.asarray(fp, float)
         kitty[key] = (
-            stats.mean_t(fs, step=None),
-            stats.mean_t(fp, step=None),
-            stats.mean_t(fs - fp, step=None),
+            stats.mean_t(fs),
+            stats.mean_t(fp),
+            stats.mean_t(fs - fp),
         )
     hands = 2 * n * len(seeds)
     return {

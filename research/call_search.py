@@ -90,7 +90,7 @@ def measure(
         ("the side's trumps when calls closed", trumps_x, trumps_y),
     ):
         fx, fy = np.concatenate(fx), np.concatenate(fy)
-        figures[key] = tuple(stats.mean_t(v, step=None) for v in (fx, fy, fx - fy))
+        figures[key] = tuple(stats.mean_t(v) for v in (fx, fy, fx - fy))
     hands = 2 * n * len(seeds)
     return {
         "x": name_of(base, k),

@@ -301,12 +301,20 @@ def test_panel_table_keeps_a_narrow_interval_visible():
     assert t["warning"].tolist() == ["", ""]
 
 
-def test_an_all_zero_mean_is_bounded_in_the_metric_s_steps():
-    """Buried points all 0 over 4 hands: the bound is 5 points x 3.689 / 4, not 3.689 / 4."""
+def test_an_all_zero_mean_is_bounded_by_the_largest_value_a_hand_can_take():
+    """Buried points all 0 over 4 hands: a hand may still bury up to 80 points (8 kitty cards of
+    10), so the bound is 80 x (1 - 0.025^(1/4)), not 5 (the smallest nonzero value) x that; a
+    hand may throw up to 25 times (one lead a trick)."""
     hands, _ = handmade()
     hands["kitty_points_buried"] = 0
-    row = realism.realism_panel(hands, STANDARD).set_index("key").loc["kitty_points_buried"]
-    assert row["hi"] == pytest.approx(5 * 3.689 / 4, rel=1e-3)
+    hands["throws"] = 0
+    hands["failed_throws"] = 0
+    panel = realism.realism_panel(hands, STANDARD).set_index("key")
+    q = 1 - 0.025 ** (1 / 4)
+    row = panel.loc["kitty_points_buried"]
+    assert row["lo"] == 0 and row["hi"] == pytest.approx(80 * q)
+    assert row["hi"] > 5 * -np.log(0.025) / 4  # above the old step-scaled bound
+    assert panel.loc["throws_per_hand", "hi"] == pytest.approx(25 * q)
 
 
 @pytest.mark.slow

@@ -177,22 +177,40 @@ def check_prop(row, k: int, n: int, est="p"):
     assert row[f"{est}_hi"] == pytest.approx(hi, abs=1e-9)
 
 
-def check_mean(row, x: np.ndarray, est="mean", step=1.0):
-    """Mean and its Student t interval, exactly (no Monte Carlo: the same numbers from any
-    seed, so full precision in the CSV is honest); ``step``: the metric's smallest nonzero
-    value, which scales an all-zero mean's bound."""
+def check_mean(row, x: np.ndarray, est="mean", support=None):
+    """Mean and its interval, exactly (no Monte Carlo: the same numbers from any seed, so full
+    precision in the CSV is honest), recomputed here from the formulas: the Student t interval;
+    with ``support`` (the range one hand's value can take) a sample without variation gets the
+    exact binomial bound, scaled by the distance to the ends of the range, and one with fewer
+    than 10 values away from the most common one the rate bound (Clopper-Pearson limits of the
+    rates above and below it at 1 - 0.05/4 each, times the distance to each end)."""
+    from scipy.stats import beta
     from scipy.stats import t as student
 
     x = np.asarray(x, dtype=float)
     assert int(row["n"]) == x.size
     assert row[est] == pytest.approx(x.mean(), rel=1e-12, abs=1e-12)
-    if x.size and not x.any():  # all zero: the exact Poisson bound [0, -ln(0.025) step / n]
-        assert row[f"{est}_lo"] == 0.0
-        assert row[f"{est}_hi"] == pytest.approx(-math.log(0.025) * step / x.size, rel=1e-9)
+    lo, hi = row[f"{est}_lo"], row[f"{est}_hi"]
+    values, counts = np.unique(x, return_counts=True)
+    c = float(values[np.argmax(counts)])
+    away = x.size - int(counts.max())
+    if support is not None and away < 10:
+        a, b = support
+        if away == 0:  # every value c: at most q = 1 - 0.025^(1/n) of hands differ
+            q = 1 - 0.025 ** (1 / x.size)
+            want = (c - (c - a) * q, c + (b - c) * q)
+        else:
+            k_up, k_down = int((x > c).sum()), int((x < c).sum())
+            up_hi = beta.ppf(1 - 0.0125, k_up + 1, x.size - k_up)
+            down_hi = beta.ppf(1 - 0.0125, k_down + 1, x.size - k_down)
+            want = (max(c - (c - a) * down_hi, a), min(c + (b - c) * up_hi, b))
+        assert lo == pytest.approx(want[0], rel=1e-9, abs=1e-12)
+        assert hi == pytest.approx(want[1], rel=1e-9, abs=1e-12)
+        assert lo <= x.mean() <= hi and hi > lo  # never zero width
         return
     half = student.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
-    assert row[f"{est}_lo"] == pytest.approx(x.mean() - half, rel=1e-9, abs=1e-12)
-    assert row[f"{est}_hi"] == pytest.approx(x.mean() + half, rel=1e-9, abs=1e-12)
+    assert lo == pytest.approx(x.mean() - half, rel=1e-9, abs=1e-12)
+    assert hi == pytest.approx(x.mean() + half, rel=1e-9, abs=1e-12)
 
 
 def by_key(df: pd.DataFrame, key: str) -> dict:
@@ -216,7 +234,8 @@ def _check_report_against_raw(path: Path, rules) -> None:
 
     # headline
     head = by_key(rep.table("headline").df, "key")
-    check_mean(head["defenders_total"], total, "estimate", step=5)
+    span = {k: report.METRICS[k].value_range(rules) for k in report.METRICS}
+    check_mean(head["defenders_total"], total, "estimate", span["defenders_total"])
     check_prop(head["dealer_won"], int(dealer_won.sum()), n, "estimate")
     check_prop(head["no_trump"], int(nt.sum()), n, "estimate")
 
@@ -227,7 +246,7 @@ def _check_report_against_raw(path: Path, rules) -> None:
             continue
         x = total[mask]
         row = tab[label]
-        check_mean(row, x)
+        check_mean(row, x, support=span["defenders_total"])
         assert row["sd"] == pytest.approx(x.std(ddof=1))
         xs = np.sort(x)
         for q, name in ((0.1, "q10"), (0.25, "q25"), (0.5, "median"), (0.75, "q75"), (0.9, "q90")):
@@ -267,12 +286,13 @@ def _check_report_against_raw(path: Path, rules) -> None:
         kt = by_key(rep.table("kitty").df, "key")
         check_prop(kt["kitty_captured"], int(cap.sum()), n, "estimate")
         if has(raw, "kitty_buried"):
-            check_mean(kt["kitty_buried"], raw[col(raw, "kitty_buried")], "estimate", step=5)
+            buried = raw[col(raw, "kitty_buried")]
+            check_mean(kt["kitty_buried"], buried, "estimate", span["kitty_buried"])
             assert "buried by the burier" in kt["kitty_buried"]["metric"]
         bonus = raw[col(raw, "kitty_bonus")].to_numpy(float)
-        check_mean(kt["kitty_bonus"], bonus, "estimate", step=5)
+        check_mean(kt["kitty_bonus"], bonus, "estimate", span["kitty_bonus"])
         if cap.sum() > 1:
-            check_mean(kt["bonus_per_capture"], bonus[cap], "estimate", step=5)
+            check_mean(kt["bonus_per_capture"], bonus[cap], "estimate", span["kitty_bonus"])
         # decided by the kitty: the level outcome without the bonus, row by row
         decides = flips = 0
         for t, b in zip(total.astype(int), bonus.astype(int), strict=True):
@@ -295,7 +315,7 @@ def _check_report_against_raw(path: Path, rules) -> None:
             m = kinds == kind
             check_prop(kb[kind], int(cap[m].sum()), int(m.sum()), "estimate")
             if cap[m].sum() > 1:
-                check_mean(bb[kind], bonus[m & cap], "estimate", step=5)
+                check_mean(bb[kind], bonus[m & cap], "estimate", span["kitty_bonus"])
 
     # throws
     if has(raw, "throws"):
@@ -356,7 +376,8 @@ def _check_report_against_raw(path: Path, rules) -> None:
     # the levels actually climbed, beside the raw level-table value
     if "levels_climbed" in raw:
         climbed = raw["levels_climbed"].to_numpy(int)
-        check_mean(head["signed_climbed"], np.where(dealer_won, climbed, -climbed), "estimate")
+        signed = np.where(dealer_won, climbed, -climbed)
+        check_mean(head["signed_climbed"], signed, "estimate", span["signed_climbed"])
         got = by_key(rep.table("levels_climbed").df, "outcome")
         dealer_up = dealer_won & (climbed > 0)
         if dealer_up.any():
@@ -1028,8 +1049,57 @@ def test_zero_failures_get_a_bound_not_zero_width():
     row = estimate_row(METRICS["failure_rate"], h)
     assert row["estimate"] == 0 and row["estimate_lo"] == 0
     assert row["estimate_hi"] == pytest.approx(wilson_ref(0, 2000)[2])
+    # failed throws per hand, all 0: at most 1 - 0.025^(1/n) of hands fail (about 3.689 / n),
+    # each at most 25 times (one throw per trick), so the bound is 25 times that, not 1 times
     row = estimate_row(METRICS["failed_throws"], h)
-    assert row["estimate_hi"] == pytest.approx(-math.log(0.025) / 1000)
+    q = 1 - 0.025 ** (1 / 1000)
+    assert row["estimate_lo"] == 0 and row["estimate_hi"] == pytest.approx(25 * q)
+    # a kitty bonus all 0: scaled by the largest bonus the run's rules allow (80 kitty points
+    # times standard's largest multiplier, 26 for a tractor of 12 pairs), not by 5 points
+    from fastsheng.rules import get_rules
+
+    h = pd.DataFrame({"kitty_bonus": np.zeros(1000, int)})
+    row = estimate_row(METRICS["kitty_bonus"], h, rules=get_rules("standard"))
+    assert row["estimate_hi"] == pytest.approx(80 * 26 * q)
+    assert row["estimate_hi"] > 400 * 5 * q
+    super_ = estimate_row(METRICS["kitty_bonus"], h, rules=get_rules("super"))
+    assert super_["estimate_hi"] == pytest.approx(80 * 48 * q)  # linear: 4k, k = 12 pairs
+    # without the rules the largest bonus is unknown: no upper bound, and the row says why
+    unknown = estimate_row(METRICS["kitty_bonus"], h)
+    assert unknown["estimate_lo"] == 0 and math.isnan(unknown["estimate_hi"])
+    assert "unknown" in unknown["warning"]
+    # a penalty is signed (a defender's failed throw lowers the total): bounded on both sides
+    h = pd.DataFrame({"penalty": np.zeros(1000, int)})
+    pen = estimate_row(METRICS["penalty"], h, rules=get_rules("standard"))
+    assert pen["estimate_lo"] == pytest.approx(-10 * 300 * q)  # 10 per card, 300 cards back
+    assert pen["estimate_hi"] == pytest.approx(10 * 300 * q)
+    none = estimate_row(METRICS["penalty"], h, rules=get_rules("renda"))  # no penalty at all
+    assert none["estimate_lo"] == none["estimate_hi"] == 0
+
+
+def test_every_mean_metric_has_a_range():
+    """Every mean of the report bounds a sample without variation by the range one hand's value
+    can take (never the smallest nonzero value): known for every preset's rules."""
+    from fastsheng.rules import get_rules, list_presets
+
+    means = [m for m in report.METRICS.values() if m.kind == "mean"]
+    assert means and all(m.bounds is not None for m in means)
+    for name in list_presets():
+        rules = get_rules(name)
+        for m in means:
+            lo, hi = m.value_range(rules)
+            assert math.isfinite(lo) and math.isfinite(hi) and lo <= 0 <= hi, (name, m.key)
+            # only a penalty can be 0 in every hand: rules without one (none, half_stake)
+            assert hi > 0 or (m.key == "penalty" and rules.throw_penalty in ("none", "half_stake"))
+    standard = get_rules("standard")
+    assert report.METRICS["kitty_points"].value_range(standard) == (0, 80)
+    assert report.METRICS["trick_points"].value_range(standard) == (0, 200)
+    assert report.METRICS["throws"].value_range(standard) == (0, 25)
+    assert report.METRICS["mult_per_capture"].value_range(standard) == (0, 26)
+    # standard's total: 200 card points + 2080 kitty bonus + 3000 of dealer-side penalties
+    assert report.METRICS["defenders_total"].value_range(standard) == (0, 5280)
+    # levels by the table: dealer +3 at most; defenders +1 per 40 points from 120 to 5280
+    assert report.METRICS["signed_change"].value_range(standard) == (-(1 + 5160 // 40), 3)
 
 
 def test_compare_identical_runs_mde_not_applicable(runs):

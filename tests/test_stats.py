@@ -275,13 +275,49 @@ def test_p_value_does_not_underflow():
 
 
 def test_no_zero_width_intervals_for_zero_counts():
-    """0 failures in 300,000 throws: the Wilson bound, not [0, 0]; all-zero counts per hand:
-    the exact Poisson bound 3.689 / n."""
+    """0 failures in 300,000 throws: the Wilson bound, not [0, 0]; all-zero counts per hand in
+    [0, 25]: the exact binomial bound 25 x (1 - 0.025^(1/n)), about 25 x 3.689 / n."""
     e = stats.ratio_cluster(np.zeros(100_000), np.full(100_000, 3))
     assert e.estimate == 0 and e.lo == 0 and e.hi == pytest.approx(1.2805e-5, rel=1e-3)
     assert e.hi == pytest.approx(stats.wilson(0, 300_000).hi)
-    m = stats.mean_t(np.zeros(500))
-    assert m.lo == 0 and m.hi == pytest.approx(-math.log(0.025) / 500)
+    m = stats.mean_t(np.zeros(500), support=(0, 25))
+    q = 1 - 0.025 ** (1 / 500)
+    assert q == pytest.approx(-math.log(0.025) / 500, rel=0.01)
+    assert m.lo == 0 and m.hi == pytest.approx(25 * q) and m.method.startswith("exact binomial")
+    assert m.warning == ""
+
+
+def test_mean_t_without_variation_scales_with_the_largest_value():
+    """The bound of an all-0 sample is the largest value one unit can take times the rate bound,
+    whatever the smallest nonzero value: a kitty bonus in [0, 2080] all 0 in 300 hands is
+    bounded by 2080 q, not by 5 q (the smallest bonus); a signed value (a penalty) on both sides;
+    a constant other than 0 towards both ends of the range; an unknown end: no bound there."""
+    n = 300
+    q = 1 - 0.025 ** (1 / n)
+    zero = np.zeros(n)
+    for top in (1.0, 80.0, 2080.0):
+        e = stats.mean_t(zero, support=(0.0, top))
+        assert (e.lo, e.hi) == (0.0, pytest.approx(top * q))
+    assert stats.mean_t(zero, support=(0, 2080)).hi == pytest.approx(
+        416 * stats.mean_t(zero, support=(0, 5)).hi
+    )
+    signed = stats.mean_t(zero, support=(-3000, 3000))
+    assert signed.lo == pytest.approx(-3000 * q) and signed.hi == pytest.approx(3000 * q)
+    ones = stats.mean_t(np.ones(n), support=(0, 1))  # a share with no failure
+    assert ones.lo == pytest.approx(1 - q) and ones.hi == 1 and ones.estimate == 1
+    four = stats.mean_t(np.full(n, 4.0), support=(1, 10))
+    assert four.lo == pytest.approx(4 - 3 * q) and four.hi == pytest.approx(4 + 6 * q)
+    # unknown ends: NaN with the reason, never a bound that could undercover
+    top_unknown = stats.mean_t(zero, support=(0, math.inf))
+    assert top_unknown.lo == 0 and math.isnan(top_unknown.hi)
+    assert "largest value one unit can take is unknown" in top_unknown.warning
+    none = stats.mean_t(zero)
+    assert math.isnan(none.lo) and math.isnan(none.hi) and "unknown" in none.warning
+    outside = stats.mean_t(zero, support=(1, 5))
+    assert math.isnan(outside.hi) and "outside the range" in outside.warning
+    # the range plays no part when the values vary
+    x = np.arange(20.0)
+    assert stats.mean_t(x, support=(0, 1e6)) == stats.mean_t(x)
 
 
 def test_mean_t_matches_formula_and_skew_check():
@@ -335,23 +371,94 @@ def test_poisson_ratio_is_the_exact_garwood_interval():
     assert not np.isfinite(stats.poisson_ratio([0], [0.0]).estimate)
 
 
-@pytest.mark.parametrize("n, step", [(5_000, 10.0), (20_000, 10.0), (20_000, 5.0)])
-def test_all_zero_bound_covers_step_times_bernoulli(n, step):
-    """X = step x Bernoulli(1 / n) (one failed throw of 10 points in n hands, on average): the
-    mean's interval covers step / n in at least 95% of samples. Exact, not simulated: the
+@pytest.mark.parametrize("n, top", [(5_000, 10.0), (20_000, 10.0), (20_000, 5.0)])
+def test_all_zero_bound_covers_top_times_bernoulli(n, top):
+    """X = top x Bernoulli(1 / n) (one failed throw of 10 points in n hands, on average): the
+    mean's interval covers top / n in at least 95% of samples. Exact, not simulated: the
     interval depends only on the number of events k, so coverage = sum over k of P(k) x
-    [covers]. With the old bound 3.689 / n whatever the unit it was 0.63."""
+    [covers]. With a bound of 3.689 / n whatever the unit it was 0.63."""
     from scipy.stats import binom
 
-    truth, cover = step / n, 0.0
+    truth, cover = top / n, 0.0
     for k in range(0, 40):
         x = np.zeros(n)
-        x[:k] = step
-        cover += binom.pmf(k, n, 1 / n) * stats.mean_t(x, step=step).covers(truth)
+        x[:k] = top
+        cover += binom.pmf(k, n, 1 / n) * stats.mean_t(x, support=(0, top)).covers(truth)
     assert cover >= 0.95
-    zero = stats.mean_t(np.zeros(n), step=step)
-    assert zero.hi == pytest.approx(step * -math.log(0.025) / n)
-    assert not np.isfinite(stats.mean_t(np.zeros(n), step=None).hi)  # unknown step: no bound
+    zero = stats.mean_t(np.zeros(n), support=(0, top))
+    assert zero.hi == pytest.approx(top * (1 - 0.025 ** (1 / n)))
+    assert zero.hi == pytest.approx(top * -math.log(0.025) / n, rel=0.01)
+
+
+def _old_interval(x: np.ndarray, step: float) -> tuple[float, float]:
+    """The interval before the fix: an all-0 sample bounded by ``step x 3.689 / n`` (``step``
+    the metric's smallest nonzero value), any other the t interval."""
+    if not x.any():
+        return 0.0, step * -math.log(0.025) / x.size
+    e = stats.mean_t(x)
+    return e.lo, e.hi
+
+
+def _coverage(n, p, values, reps, seed, interval) -> tuple[float, float]:
+    """Simulated coverage of the mean of X, where X is 0 except in a share p of units, where it
+    is one of ``values`` with equal chance, by ``interval(sample) -> (lo, hi)``; and the share
+    of the samples that are all 0."""
+    rng = np.random.default_rng(seed)
+    values = np.asarray(values, dtype=float)
+    truth = p * values.mean()
+    hit = rng.random((reps, n)) < p
+    x = np.where(hit, values[rng.integers(0, values.size, (reps, n))], 0.0)
+    covered = 0
+    for row in x:
+        lo, hi = interval(row)
+        covered += lo <= truth <= hi
+    return covered / reps, float(np.mean(~x.any(axis=1)))
+
+
+@pytest.mark.parametrize(
+    "p, values",
+    [
+        (1 / 300, [100.0]),  # a rare event worth 100: a third of the samples are all 0
+        (1 / 300, [5.0, 100.0]),  # ... worth 5 or 100 (a kitty bonus)
+        (1 / 2000, [100.0]),  # rarer: most samples are all 0
+    ],
+)
+def test_rare_large_values_are_covered_by_the_top_bound_not_the_step_bound(p, values):
+    """A metric that is nonzero in a rare share p of hands and then large (a kitty bonus: 5 to
+    hundreds of points), n = 300, 4,000 samples. mean_t with the metric's range [0, 100] (all 0:
+    the bound 100 q; fewer than 10 nonzero: the rate bound; else the t interval) covers the true
+    mean in at least 95% of samples. The old intervals (all 0 bounded by the smallest nonzero
+    value, 5 x 3.689 / n; the t interval otherwise) undercover where all-0 samples are common
+    and the mean is above 5 x 3.689 / 300 = 0.061, and the t interval alone undercovers a rare
+    event of mixed sizes: the test can fail."""
+    n, reps, top, step = 300, 4000, 100.0, 5.0
+    new, zeros = _coverage(n, p, values, reps, 11, lambda x: _bounds(x, top))
+    assert new >= 0.95, (new, zeros)
+    old, _ = _coverage(n, p, values, reps, 11, lambda x: _old_interval(x, step))
+    truth = p * np.mean(values)
+    if truth > step * -math.log(0.025) / n:
+        assert zeros > 0.3  # the all-0 case is common here, not a corner
+        assert old < 0.8, old  # the step-scaled bound misses every one of them
+    else:
+        assert old >= 0.95  # too rare for the old bound to miss: the top bound costs nothing here
+    if len(values) > 1 and p > 1 / 1000:
+        # a rare event of mixed sizes: even with the right all-0 bound, the t interval of the
+        # samples with a few events undercovers (a single bonus of 5 says nothing of the 100s);
+        # the rate bound mean_t gives them instead holds
+        t_only, _ = _coverage(n, p, values, reps, 11, lambda x: _t_or_top(x, top))
+        assert t_only < 0.9, t_only
+
+
+def _t_or_top(x: np.ndarray, top: float) -> tuple[float, float]:
+    if not x.any():
+        return 0.0, top * (1 - 0.025 ** (1 / x.size))
+    e = stats.mean_t(x)  # no range: the t interval, whatever the number of events
+    return e.lo, e.hi
+
+
+def _bounds(x: np.ndarray, top: float) -> tuple[float, float]:
+    e = stats.mean_t(x, support=(0.0, top))
+    return e.lo, e.hi
 
 
 def test_wilson_clustered_stays_in_0_1():

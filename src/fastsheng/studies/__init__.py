@@ -1,4 +1,5 @@
-"""The studies, above the simulation: statistics and their printing (stats, numfmt), the realism
+"""The studies, above the simulation: statistics and their printing (stats, numfmt, and ranges:
+the range a hand's value of a metric can take under the rules), the realism
 panel (realism), paired bot comparisons and ratings (evaluation, ladder), report and compare
 (report/), and balance studies as a tool: ``fastsheng sweep`` (a baseline and many rule variants or
 line-ups on the same deals), its multiplicity adjustment, precision planning, bot-robustness check

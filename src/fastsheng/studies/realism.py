@@ -3,7 +3,7 @@
 For one bot line-up (the hands of one run, and its tricks table for the trump leads), with 95%
 intervals from :mod:`fastsheng.studies.stats`, as in ``fastsheng report`` (Wilson for shares of
 hands, the Student t interval with its skewness warning for means, and for an all-zero mean the
-exact Poisson bound scaled by the metric's smallest nonzero value; the cluster-robust ratio for
+exact binomial bound scaled by the largest value one hand can take; the cluster-robust ratio for
 failures per throw: the throws of one hand are not independent; a Wilson bound when none failed;
 the exact Poisson interval for failures against the failures expected, a handful of rare events):
 
@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fastsheng.cards import RANKS, SUITS
-from fastsheng.studies import stats
+from fastsheng.studies import ranges, stats
 
 __all__ = [
     "METRICS",
@@ -48,8 +48,13 @@ __all__ = [
 CONF = 0.95
 EARLY_TRICKS = 5  # "tricks 1-5"
 
-# the smallest nonzero value per hand of each mean (an all-zero mean's bound is in these steps)
-STEPS = {"kitty_points_dealt": 5.0, "kitty_points_buried": 5.0, "throws_per_hand": 1.0}
+# the range one hand's value of each mean can take (an all-zero mean's bound scales with its top):
+# at most 80 points in the 8 kitty cards, at most one throw per trick (fastsheng.studies.ranges)
+BOUNDS = {
+    "kitty_points_dealt": (0.0, float(ranges.KITTY_POINTS)),
+    "kitty_points_buried": (0.0, float(ranges.KITTY_POINTS)),
+    "throws_per_hand": (0.0, float(ranges.TRICKS)),
+}
 
 # key -> (label, unit) in the panel's order
 METRICS: dict[str, tuple[str, str]] = {
@@ -185,7 +190,7 @@ def realism_panel(
         return _row(key, stats.wilson(int(np.count_nonzero(flags)), n, CONF))
 
     def mean(key: str, x: np.ndarray) -> dict[str, Any]:
-        e = stats.mean_t(x, CONF, step=STEPS[key])
+        e = stats.mean_t(x, CONF, support=BOUNDS[key])
         if e.method.startswith("exact"):  # all 0: the bound is exact, "no variation" is no flaw
             e = stats.Estimate(e.estimate, e.lo, e.hi, e.n, e.conf, e.method, "")
         return _row(key, e)

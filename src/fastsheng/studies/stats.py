@@ -6,13 +6,15 @@ example studies in ``analysis/`` can put them in tables directly.
 * Proportions: :func:`wilson` (Wilson score interval; good coverage even for p near 0 or 1 and
   small n, unlike the Wald interval), :func:`newcombe_diff` for two independent proportions.
 * Means: :func:`mean_t` (Student t interval with a skew check: the report's interval for every
-  mean), :func:`mean_normal` (z interval) and :func:`mean_bootstrap` (percentile bootstrap, kept for
-  studies). The percentile bootstrap undercovers for rare or heavy-tailed outcomes at small n
-  (measured on simulator data by ``analysis/interval_coverage.py``: 0.85 for the paired "decided
-  by the kitty" difference at n = 300, where the t interval covers 0.94), so the report does not use
-  it. :func:`skew_check` flags samples where no normal-theory interval can be trusted: fewer than
-  28 + 25 g1^2 observations (Cochran's rule, g1 the sample skewness) or fewer than 10 values away
-  from the most common one. Simulation output is discrete, so the bootstrap resamples *counts of
+  mean; a sample without variation, e.g. all 0, gets the exact binomial bound scaled by the
+  largest value one unit can take, never the zero-width [0, 0]), :func:`mean_normal` (z
+  interval) and :func:`mean_bootstrap` (percentile bootstrap, kept for studies). The percentile
+  bootstrap undercovers for rare or heavy-tailed outcomes at small n (measured on simulator data
+  by ``analysis/interval_coverage.py``: 0.85 for the paired "decided by the kitty" difference at
+  n = 300, where the t interval covers 0.94), so the report does not use it. :func:`skew_check`
+  flags samples where no normal-theory interval can be trusted: fewer than 28 + 25 g1^2
+  observations (Cochran's rule, g1 the sample skewness) or fewer than 10 values away from the
+  most common one. Simulation output is discrete, so the bootstrap resamples *counts of
   distinct values* with one multinomial draw per replicate (exactly the nonparametric bootstrap).
 * Paired comparisons (common random numbers): :func:`paired_diff` gives the t interval of the
   per-unit differences ``a - b`` with the skew check, a p-value and the MDE; when fewer than
@@ -200,9 +202,11 @@ def mean_normal(x, conf: float = 0.95) -> Estimate:
     return Estimate(m, m - h, m + h, n, conf, "normal")
 
 
-# Exact Poisson upper bound for 0 events at 95% (two-sided): -ln(0.025) = 3.689 events.
-def _poisson_zero_upper(conf: float) -> float:
-    return -math.log((1.0 - conf) / 2.0)
+def _zero_rate_upper(n: int, conf: float) -> float:
+    """The exact (Clopper-Pearson) upper bound of a rate seen 0 times in ``n`` trials, one-sided
+    at ``(1 - conf) / 2`` as in a two-sided interval: ``1 - ((1 - conf) / 2)^(1/n)``, a little
+    below the Poisson ``-ln((1 - conf) / 2) / n`` (3.689 / n at 95%)."""
+    return 1.0 - ((1.0 - conf) / 2.0) ** (1.0 / n)
 
 
 def skew_check(x) -> str:
@@ -229,13 +233,29 @@ def skew_check(x) -> str:
     return ""
 
 
-def mean_t(x, conf: float = 0.95, step: float | None = 1.0) -> Estimate:
+def mean_t(x, conf: float = 0.95, support: tuple[float, float] | None = None) -> Estimate:
     """Mean with the Student t interval ``mean +- t s / sqrt(n)`` (NaNs dropped) and the
-    :func:`skew_check` warning. A sample of a non-negative metric that is all 0 gets the exact
-    Poisson bound instead of the zero-width ``[0, 0]``: at most ``3.689 / n`` hands have an event,
-    each worth ``step``, the metric's smallest nonzero value (1 for counts, 5 for card points), so
-    the bound is ``step * 3.689 / n``. ``step=None`` (a metric whose smallest value is not known,
-    e.g. a penalty that depends on the rules) gives no upper bound (NaN) and says so."""
+    :func:`skew_check` warning.
+
+    A sample in which every value is the same ``c`` (all 0: no failed throw, no kitty bonus in
+    n hands) gets the exact binomial bound instead of the zero-width ``[c, c]``, which claims a
+    certainty n values cannot give. With ``support = (lo, hi)`` the range one value can take,
+    at most a share ``q = 1 - ((1 - conf) / 2)^(1/n)`` (about 3.689 / n at 95%) of the values
+    differ from ``c`` (Clopper-Pearson, 0 seen in n), each by at most ``hi - c`` upwards and
+    ``c - lo`` downwards, so the mean lies in ``[c - (c - lo) q, c + (hi - c) q]``: for a
+    non-negative metric all 0, ``[0, hi q]``. ``hi`` must be the *largest* value one unit can
+    take, not the smallest nonzero one: a kitty bonus that is 0 in 300 hands may still be
+    worth 400 points in 1 hand of 200, and only ``400 q`` bounds that mean. An end of
+    ``support`` that is infinite (not known) gives no bound on that side (NaN), and ``support``
+    None none on either side, with a warning saying why; never a bound that could undercover.
+
+    With ``support``, a sample in which fewer than :data:`MIN_AWAY` (10) values differ from the
+    most common one (a rare event: 3 kitty captures in 300 hands, worth 5 to hundreds of points)
+    is bounded by their rate instead (:func:`rate_bound`, exact at every n): the t interval
+    does not hold there (it covers a bonus of 5 or 100 points in 1 hand of 300 in under 90% of
+    the samples of 300 hands, ``tests/test_stats.py``). Without ``support`` such a sample keeps
+    the t interval and :func:`skew_check`'s warning; with many values away ``support`` plays no
+    part."""
     x = _clean(x)
     n = x.size
     nan = float("nan")
@@ -246,14 +266,41 @@ def mean_t(x, conf: float = 0.95, step: float | None = 1.0) -> Estimate:
     if n == 1:
         return Estimate(m, float("-inf"), float("inf"), 1, conf, "t", warn)
     sd = float(x.std(ddof=1))
-    if sd == 0 and m == 0:
-        if step is None:
-            why = "every value is 0 and the metric's smallest nonzero value is unknown: no bound"
-            return Estimate(0.0, 0.0, nan, n, conf, "no bound (all 0)", why)
-        hi = step * _poisson_zero_upper(conf) / n
-        return Estimate(0.0, 0.0, hi, n, conf, "exact Poisson bound (all 0)", warn)
+    if sd == 0:
+        return _constant_bound(m, n, conf, support)
+    if support is not None:
+        values, counts = np.unique(x, return_counts=True)
+        if n - int(counts.max()) < MIN_AWAY:  # a rare event: the t interval does not hold
+            centre = float(values[np.argmax(counts)])
+            return rate_bound(x, centre, support, None, conf)[0]
     h = t_value(conf, n - 1) * sd / math.sqrt(n)
     return Estimate(m, m - h, m + h, n, conf, "t", warn)
+
+
+def _constant_bound(c: float, n: int, conf: float, support) -> Estimate:
+    """:func:`mean_t` of ``n`` values all equal to ``c``."""
+    nan = float("nan")
+    method = f"exact binomial bound (all {c:g})"
+    if support is None:
+        why = f"every value is {c:g} and the range of a value is unknown: no bound"
+        return Estimate(c, nan, nan, n, conf, f"no bound (all {c:g})", why)
+    lo, hi = float(support[0]), float(support[1])
+    if not lo <= c <= hi:
+        why = f"every value is {c:g}, outside the range [{lo:g}, {hi:g}] given: no bound"
+        return Estimate(c, nan, nan, n, conf, f"no bound (all {c:g})", why)
+    q = _zero_rate_upper(n, conf)
+    # c at an end of the range: that end is exact (lo == c: no value below c)
+    b_lo = c if lo == c else c - (c - lo) * q
+    b_hi = c if hi == c else c + (hi - c) * q
+    unknown = [w for w, b in (("smallest", b_lo), ("largest", b_hi)) if not math.isfinite(b)]
+    if unknown:
+        b_lo, b_hi = (b if math.isfinite(b) else nan for b in (b_lo, b_hi))
+        why = (
+            f"every value is {c:g} and the {' and '.join(unknown)} value one unit can take "
+            "is unknown: no bound"
+        )
+        return Estimate(c, b_lo, b_hi, n, conf, f"no bound (all {c:g})", why)
+    return Estimate(c, b_lo, b_hi, n, conf, method, "")
 
 
 #: Fewer values than this away from the most common one: a mean (or a paired difference) is
@@ -316,7 +363,7 @@ def rate_bound(
 
     Each rate gets its exact (Clopper-Pearson) two-sided interval at ``1 - alpha/2``, so that
     both hold together with probability at least ``conf = 1 - alpha``; with no value above the
-    centre, ``p_up`` <= 1 - (alpha/4)^(1/n) ~ 4.4 / n at 95%, the exact Poisson bound of
+    centre, ``p_up`` <= 1 - (alpha/4)^(1/n) ~ 4.4 / n at 95%, the exact binomial bound of
     :func:`mean_t`'s all-0 case at the level this split needs. ``up`` and ``down`` come from
     ``support`` (the values' range); ``step`` None: no lower rate counts (0). The bound holds at
     every n and never has zero width; ``support`` None gives no bound (NaN) and says so. Used by

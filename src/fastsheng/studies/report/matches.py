@@ -3,6 +3,8 @@ match are dependent)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -46,11 +48,14 @@ def _match_rows(mt: pd.DataFrame, manifest: dict) -> list[dict]:
     rows = []
     if "hands" in mt:
         x = mt["hands"].to_numpy(float)
+        # a match has at least 1 hand and at most hand_cap (none: no known limit)
+        limit = (manifest.get("rules") or {}).get("hand_cap")
+        cap = float(limit) if isinstance(limit, int) and limit > 0 else math.inf
         q = np.quantile(x, [0.1, 0.5, 0.9], method="inverted_cdf")
         rows.append(
             _row(
                 "hands per match (mean)",
-                stats.mean_t(x, CONF),
+                stats.mean_t(x, CONF, support=(1.0, cap)),
                 "hands",
                 f"q10 {q[0]:.0f}, median {q[1]:.0f}, q90 {q[2]:.0f}",
             )

@@ -7,10 +7,12 @@ Kinds and intervals (all 95%):
 * ``proportion``: a share of hands (``value`` is 0/1 per hand): Wilson score interval.
 * ``mean``: a mean per hand: Student t interval with :func:`fastsheng.studies.stats.skew_check` (the
   ``warning`` column says when the sample is too skewed or has too few events for it to hold;
-  an all-zero mean gets the exact Poisson bound ``step`` x 3.689 / n instead of [0, 0], ``step``
-  being the metric's smallest nonzero value per hand: 1 for counts and levels, 5 for card points
-  and kitty bonuses (every multiplier is at least 1); no bound, n/a, where it depends on the
-  rules, as for the penalty: points per card, flat, or half the stake).
+  a mean without variation, e.g. all 0, gets the exact binomial bound instead of [0, 0]: at most
+  ``1 - 0.025^(1/n)`` (about 3.689 / n) of hands differ, each by at most the metric's ``bounds``,
+  the range one hand's value can take from the game and the run's rules
+  (:mod:`fastsheng.studies.ranges`: a kitty bonus up to 80 kitty points times the largest
+  multiplier, a penalty up to 300 cards taken back times the points per card, ...); no bound,
+  n/a, where the rules are not known).
 * ``ratio``: a ratio of sums over hands (``value`` / ``den``): cluster-robust delta-method interval
   with the hand as the cluster (Wilson bound when no event varies).
 * ``calibration``: events seen over the events a model expected (``value`` / ``den``, e.g. failed
@@ -33,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fastsheng.studies import stats
+from fastsheng.studies import ranges, stats
 
 __all__ = [
     "CONF",
@@ -65,7 +67,16 @@ class Metric:
     den: Values | None = None  # per-hand denominator of a ratio
     among: Values | None = None  # the hands it is defined on (a mask); None: all hands
     note: str = ""
-    step: float | None = 1.0  # smallest nonzero value per hand (bounds an all-zero mean)
+    step: float | None = 1.0  # smallest nonzero distance between two values (rate bound)
+    # the range (lo, hi) one hand's value can take under the rules (None: not known); bounds a
+    # mean without variation (stats.mean_t); a mean metric without it has no such bound
+    bounds: Callable[[Any], tuple[float, float]] | None = None
+
+    def value_range(self, rules: Any) -> tuple[float, float] | None:
+        """The range one hand's value can take under ``rules``: [0, 1] for a share."""
+        if self.kind == "proportion":
+            return (0.0, 1.0)
+        return self.bounds(rules) if self.bounds is not None else None
 
     def available(self, h: pd.DataFrame) -> bool:
         return all(c in h for c in self.needs)
@@ -92,42 +103,67 @@ def _decided(h: pd.DataFrame):
     return h["kitty_decides"].to_numpy(bool)
 
 
+def _upto(top: Callable[[Any], float] | float) -> Callable[[Any], tuple[float, float]]:
+    """Bounds [0, top] (``top`` a number or a function of the rules)."""
+    return lambda rules: (0.0, float(top(rules) if callable(top) else top))
+
+
+def _signed_levels(rules: Any) -> tuple[float, float]:
+    dealer, defenders = ranges.level_max(rules)
+    return -defenders, dealer
+
+
+def _penalty(rules: Any) -> tuple[float, float]:
+    p = ranges.penalty_max(rules)
+    return (-p if p else 0.0), p
+
+
+_CLIMB = float(ranges.CLIMB)
+
 _M = Metric
 _DECLARED: tuple[Metric, ...] = (
     _M("defenders_total", "defenders' total points (mean)", "points", "mean",
        ("defenders_total",), _col("defenders_total"),
-       note="trick points + kitty bonus + throw penalties, at least 0", step=5.0),
+       note="trick points + kitty bonus + throw penalties, at least 0", step=5.0,
+       bounds=_upto(ranges.defenders_total_max)),
     _M("trick_points", "defenders' trick points (mean)", "points", "mean",
-       ("trick_points",), _col("trick_points"), step=5.0),
+       ("trick_points",), _col("trick_points"), step=5.0, bounds=_upto(ranges.CARD_POINTS)),
     _M("dealer_won", "dealer side wins the hand", "share", "proportion",
        ("dealer_won",), _col("dealer_won")),
     _M("signed_change", "level change, level-table value (+ dealer side / - defenders)",
        "levels", "mean", ("signed_change",), _col("signed_change"),
-       note="the raw level-table value (column levels), before end rank and must-play caps"),
+       note="the raw level-table value (column levels), before end rank and must-play caps",
+       bounds=_signed_levels),
     _M("dealer_gain", "dealer side's levels, level-table value", "levels", "mean",
-       ("signed_change",), lambda h: np.maximum(h["signed_change"], 0)),
+       ("signed_change",), lambda h: np.maximum(h["signed_change"], 0),
+       bounds=_upto(lambda r: ranges.level_max(r)[0])),
     _M("defender_gain", "defenders' levels, level-table value", "levels", "mean",
-       ("signed_change",), lambda h: np.maximum(-h["signed_change"], 0)),
+       ("signed_change",), lambda h: np.maximum(-h["signed_change"], 0),
+       bounds=_upto(lambda r: ranges.level_max(r)[1])),
     _M("signed_climbed", "levels climbed (+ dealer side / - defenders)", "levels", "mean",
        ("signed_climbed",), _col("signed_climbed"),
-       note="column levels_climbed: the levels the winning side actually climbs"),
+       note="column levels_climbed: the levels the winning side actually climbs",
+       bounds=lambda rules: (-_CLIMB, _CLIMB)),
     _M("dealer_climbed", "dealer side's levels climbed", "levels", "mean",
-       ("signed_climbed",), lambda h: np.maximum(h["signed_climbed"], 0)),
+       ("signed_climbed",), lambda h: np.maximum(h["signed_climbed"], 0), bounds=_upto(_CLIMB)),
     _M("defender_climbed", "defenders' levels climbed", "levels", "mean",
-       ("signed_climbed",), lambda h: np.maximum(-h["signed_climbed"], 0)),
+       ("signed_climbed",), lambda h: np.maximum(-h["signed_climbed"], 0), bounds=_upto(_CLIMB)),
     _M("kitty_points", "points in the kitty as dealt", "points", "mean",
-       ("kitty_points",), _col("kitty_points"), step=5.0),
+       ("kitty_points",), _col("kitty_points"), step=5.0, bounds=_upto(ranges.KITTY_POINTS)),
     _M("kitty_buried", "points in the final kitty (buried by the burier)", "points", "mean",
        ("kitty_buried",), _col("kitty_buried"),
-       note="the burier is the dealer, or the last chaodi 炒底 overcaller", step=5.0),
+       note="the burier is the dealer, or the last chaodi 炒底 overcaller", step=5.0,
+       bounds=_upto(ranges.KITTY_POINTS)),
     _M("kitty_captured", "defenders capture the kitty", "share", "proportion",
        ("kitty_captured",), _col("kitty_captured")),
     _M("kitty_bonus", "kitty bonus per hand (all hands)", "points", "mean",
-       ("kitty_bonus",), _col("kitty_bonus"), step=5.0),
+       ("kitty_bonus",), _col("kitty_bonus"), step=5.0, bounds=_upto(ranges.kitty_bonus_max)),
     _M("bonus_per_capture", "kitty bonus per capture", "points", "mean",
-       ("kitty_bonus", "kitty_captured"), _col("kitty_bonus"), among=_captured, step=5.0),
+       ("kitty_bonus", "kitty_captured"), _col("kitty_bonus"), among=_captured, step=5.0,
+       bounds=_upto(ranges.kitty_bonus_max)),
     _M("mult_per_capture", "multiplier per capture", "x", "mean",
-       ("kitty_multiplier", "kitty_captured"), _col("kitty_multiplier"), among=_captured),
+       ("kitty_multiplier", "kitty_captured"), _col("kitty_multiplier"), among=_captured,
+       bounds=_upto(ranges.kitty_multiplier_max)),
     _M("kitty_decides", "hands decided by the kitty (level outcome differs without the bonus)",
        "share", "proportion", ("kitty_decides",), _col("kitty_decides")),
     _M("kitty_flips", "  ... of which the winning side flips (share of the kitty-decided hands)",
@@ -142,20 +178,21 @@ _DECLARED: tuple[Metric, ...] = (
     _M("chaodi", "hands with chaodi 炒底 (an overcall after burial)", "share", "proportion",
        ("chaodi",), _pos("chaodi")),
     _M("declarations", "shows per hand", "shows", "mean",
-       ("declarations",), _col("declarations")),
+       ("declarations",), _col("declarations"), bounds=_upto(ranges.RECORDED_COUNT)),
     _M("overcalls", "overcalls per hand", "overcalls", "mean",
-       ("overcalls",), _col("overcalls")),
-    _M("throws", "throws per hand", "throws", "mean", ("throws",), _col("throws")),
+       ("overcalls",), _col("overcalls"), bounds=_upto(ranges.RECORDED_COUNT)),
+    _M("throws", "throws per hand", "throws", "mean", ("throws",), _col("throws"),
+       bounds=_upto(ranges.TRICKS)),
     _M("throw_hand", "hands with a throw", "share", "proportion", ("throws",), _pos("throws")),
     _M("failed_throws", "failed throws per hand", "throws", "mean",
-       ("failed_throws",), _col("failed_throws")),
+       ("failed_throws",), _col("failed_throws"), bounds=_upto(ranges.TRICKS)),
     _M("failed_hand", "hands with a failed throw", "share", "proportion",
        ("failed_throws",), _pos("failed_throws")),
     _M("failure_rate", "failure rate per throw", "share", "ratio",
        ("failed_throws", "throws"), _col("failed_throws"), den=_col("throws"),
        note="n = throws; hands are the clusters"),
     _M("penalty", "penalty points per hand (effect on the defenders' total)", "points", "mean",
-       ("penalty",), _col("penalty"), step=None),
+       ("penalty",), _col("penalty"), step=None, bounds=_penalty),
     _M("kitty_flips_all", "the kitty bonus flips the side that goes up", "share", "proportion",
        ("kitty_flips_side",), _col("kitty_flips_side"), note="a share of all hands"),
     _M("defender_early_trump", "a defender leads trump in tricks 1-5", "share", "proportion",
@@ -220,9 +257,10 @@ def clustered(x, den, clusters) -> stats.Estimate:
     return stats.Estimate(e.estimate, e.lo, e.hi, int(ok.sum()), CONF, method, warn)
 
 
-def interval(kind: str, x, den=None, clusters=None, step: float | None = 1.0) -> stats.Estimate:
+def interval(kind: str, x, den=None, clusters=None, support=None) -> stats.Estimate:
     """The estimate and interval of a metric's kind for per-hand values ``x`` (``den``: a
-    ratio's denominators; ``step``: a mean's smallest nonzero value); with ``clusters``
+    ratio's denominators; ``support``: the range one hand's value of a mean can take, which
+    bounds a mean without variation, see :meth:`Metric.value_range`); with ``clusters``
     (matches mode: the match of each hand) always the cluster-robust interval."""
     x = np.asarray(x, dtype=float)
     if kind == "calibration" and not np.nansum(np.asarray(den, dtype=float)) > 0:
@@ -238,23 +276,25 @@ def interval(kind: str, x, den=None, clusters=None, step: float | None = 1.0) ->
         from fastsheng.studies.realism import calibration
 
         return calibration(x, np.asarray(den, dtype=float), CONF)
-    return stats.mean_t(x, CONF, step=step)
+    return stats.mean_t(x, CONF, support=support)
 
 
-def _estimate(m: Metric, h: pd.DataFrame, cluster: str | None) -> stats.Estimate:
+def _estimate(m: Metric, h: pd.DataFrame, cluster: str | None, rules: Any) -> stats.Estimate:
     if m.among is not None:
         h = h[np.asarray(m.among(h), dtype=bool)]
     den = m.den(h) if m.den is not None else None
     clusters = h[cluster].to_numpy() if cluster else None
-    return interval(m.kind, m.value(h), den, clusters, m.step)
+    return interval(m.kind, m.value(h), den, clusters, m.value_range(rules))
 
 
 def estimate_row(
-    m: Metric, h: pd.DataFrame, cluster: str | None = None, **label: Any
+    m: Metric, h: pd.DataFrame, cluster: str | None = None, *, rules: Any = None, **label: Any
 ) -> dict[str, Any]:
     """One table row: the metric's estimate, interval, n, interval method and warning;
-    ``cluster``: the column of independent clusters (matches mode: ``match_id``)."""
-    e = _estimate(m, h, cluster)
+    ``cluster``: the column of independent clusters (matches mode: ``match_id``); ``rules``:
+    the run's rules, which bound a mean without variation (None: not known, no bound where
+    the range depends on them)."""
+    e = _estimate(m, h, cluster, rules)
     return {
         **label,
         "key": m.key,

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fastsheng.studies import stats
+from fastsheng.studies import ranges, stats
 from fastsheng.studies.report import plots
 from fastsheng.studies.report.columns import LEAD_KIND_ORDER, RANK_ORDER
 from fastsheng.studies.report.metrics import (
@@ -72,10 +72,12 @@ def metric_table(
     h: pd.DataFrame,
     note: str = INTERVALS_NOTE,
     cluster: str | None = None,
+    rules: Any = None,
 ) -> Table | None:
     """One row per available metric of ``keys``, each with its own interval (cluster-robust by
-    the column ``cluster`` when given)."""
-    rows = [estimate_row(m, h, cluster) for m in available(keys, h)]
+    the column ``cluster`` when given; ``rules``: the run's, which bound a mean without
+    variation)."""
+    rows = [estimate_row(m, h, cluster, rules=rules) for m in available(keys, h)]
     if not rows:
         return None
     df = pd.DataFrame(rows)
@@ -90,12 +92,15 @@ def grouped_table(
     by: str,
     order=(),
     cluster: str | None = None,
+    rules: Any = None,
 ) -> Table:
     """The metrics estimated within each value of column ``by`` (one row per group and metric)."""
     rows = []
     for g in ordered(h[by].unique(), order):
         sub = h[h[by] == g]
-        rows += [estimate_row(m, sub, cluster, **{by: g}) for m in metrics if m.available(h)]
+        rows += [
+            estimate_row(m, sub, cluster, rules=rules, **{by: g}) for m in metrics if m.available(h)
+        ]
     show = (by, "metric", "unit", "estimate", "estimate_lo", "estimate_hi", "n", "warning")
     return Table(name, title, pd.DataFrame(rows), INTERVALS_NOTE, show=show)
 
@@ -119,18 +124,24 @@ HEADLINE = (
 
 
 def headline(ctx: Context) -> list[Table]:
-    t = metric_table("headline", "Headline", HEADLINE, ctx.hands, cluster=ctx.cluster)
+    t = metric_table(
+        "headline", "Headline", HEADLINE, ctx.hands, cluster=ctx.cluster, rules=ctx.rules
+    )
     return [t] if t else []
 
 
-def _points_rows(h: pd.DataFrame, by: str | None, label: str, cluster: str | None) -> list[dict]:
+def _points_rows(
+    h: pd.DataFrame, by: str | None, label: str, cluster: str | None, rules: Any
+) -> list[dict]:
     groups = [("all", h)] if by is None else [(g, h[h[by] == g]) for g in _groups(h, by)]
+    span = METRICS["defenders_total"].value_range(rules)
     rows = []
     for g, sub in groups:
         x = sub["defenders_total"].to_numpy(float)
         if x.size == 0:
             continue
-        e = interval("mean", x, clusters=sub[cluster].to_numpy() if cluster else None)
+        c = sub[cluster].to_numpy() if cluster else None
+        e = interval("mean", x, clusters=c, support=span)
         qs = np.quantile(x, [0.1, 0.25, 0.5, 0.75, 0.9], method="inverted_cdf")
         med = stats.quantile_ci(x, 0.5, CONF)
         rows.append(
@@ -169,9 +180,9 @@ def points(ctx: Context) -> list[Table | Figure]:
     if "defenders_total" not in h:
         return []
     c = ctx.cluster
-    rows = _points_rows(h, None, "trump", c)
+    rows = _points_rows(h, None, "trump", c, ctx.rules)
     if "trump_kind" in h:
-        rows += _points_rows(h, "trump_kind", "trump", c)
+        rows += _points_rows(h, "trump_kind", "trump", c, ctx.rules)
     out: list[Table | Figure] = [
         Table(
             "points_by_trump",
@@ -181,7 +192,9 @@ def points(ctx: Context) -> list[Table | Figure]:
             digits=0,
         )
     ]
-    by_level = pd.DataFrame(_points_rows(h, "level", "level", c)) if "level" in h else None
+    by_level = (
+        pd.DataFrame(_points_rows(h, "level", "level", c, ctx.rules)) if "level" in h else None
+    )
     if by_level is not None:
         note = "Level = the hand's level rank (the dealer side's). " + _POINTS_NOTE
         out.append(
@@ -324,11 +337,14 @@ def dealer_win(ctx: Context) -> list[Table]:
     if "dealer_won" not in h:
         return []
     m = METRICS["dealer_won"]
-    rows = [estimate_row(m, h, ctx.cluster, group="all hands")]
+    rows = [estimate_row(m, h, ctx.cluster, rules=ctx.rules, group="all hands")]
     for by, name in (("trump_kind", "trump"), ("level", "level")):
         if by in h and (by == "trump_kind" or h[by].nunique() > 1):
             for g in _groups(h, by):
-                rows.append(estimate_row(m, h[h[by] == g], ctx.cluster, group=f"{name}: {g}"))
+                sub = h[h[by] == g]
+                rows.append(
+                    estimate_row(m, sub, ctx.cluster, rules=ctx.rules, group=f"{name}: {g}")
+                )
     note = (
         "The dealer side 'wins' a hand when the defenders' total is below the take-over "
         "threshold (it goes up). Wilson 95% intervals."
@@ -362,7 +378,8 @@ def kitty(ctx: Context) -> list[Table | Figure]:
     h = ctx.hands
     if "kitty_captured" not in h:
         return []
-    t = metric_table("kitty", "Kitty", KITTY, h, _KITTY_NOTE + INTERVALS_NOTE, ctx.cluster)
+    note = _KITTY_NOTE + INTERVALS_NOTE
+    t = metric_table("kitty", "Kitty", KITTY, h, note, ctx.cluster, ctx.rules)
     out: list[Table | Figure] = [t] if t else []
     if "last_lead_kind" not in h:
         return out
@@ -375,6 +392,7 @@ def kitty(ctx: Context) -> list[Table | Figure]:
         "last_lead_kind",
         LEAD_KIND_ORDER,
         ctx.cluster,
+        ctx.rules,
     )
     by.note = "n = hands whose last trick was led with that kind (captures, for the bonus). " + (
         INTERVALS_NOTE
@@ -415,7 +433,8 @@ def throws(ctx: Context) -> list[Table]:
     if "throws" not in ctx.hands:
         return []
     note = "Failure rate per throw = failed / all throws; its n is the number of throws. "
-    t = metric_table("throws", "Throws", THROWS, ctx.hands, note + INTERVALS_NOTE, ctx.cluster)
+    note += INTERVALS_NOTE
+    t = metric_table("throws", "Throws", THROWS, ctx.hands, note, ctx.cluster, ctx.rules)
     return [t] if t else []
 
 
@@ -486,6 +505,7 @@ def declarations(ctx: Context) -> list[Table]:
         ("declarations", "overcalls"),
         h,
         cluster=ctx.cluster,
+        rules=ctx.rules,
     )
     return [t] + ([counts] if counts else [])
 
@@ -515,7 +535,7 @@ _REALISM_NOTE = (
 
 def realism(ctx: Context) -> list[Table]:
     note = _REALISM_NOTE + INTERVALS_NOTE
-    t = metric_table("realism", "Realism panel", REALISM, ctx.hands, note, cluster=ctx.cluster)
+    t = metric_table("realism", "Realism panel", REALISM, ctx.hands, note, ctx.cluster, ctx.rules)
     return [t] if t else []
 
 
@@ -546,16 +566,21 @@ def teams(ctx: Context) -> list[Table]:
     dealer_won = h["winner"].astype(str).to_numpy() == "dealer"
     clusters = h[ctx.cluster].to_numpy() if ctx.cluster else None
     total = h["defenders_total"].to_numpy(float)
+    total_span = METRICS["defenders_total"].value_range(ctx.rules)
+    most = max(ranges.level_max(ctx.rules))  # a team's net levels: either side's gain
+    net_span = (-most, most)
     rows = []
     for team in (0, 1):
         name = ",".join(dict.fromkeys(bots[team::2]))
         sign = 1 if team == 0 else -1
         deals = team0_deals if team == 0 else ~team0_deals
 
-        def row(question: str, kind: str, x, among=None, *, _name=name, _team=team) -> dict:
+        def row(
+            question: str, kind: str, x, among=None, span=None, *, _name=name, _team=team
+        ) -> dict:
             keep = np.ones(len(x), bool) if among is None else among
             c = clusters[keep] if clusters is not None else None
-            e = interval(kind, np.asarray(x, float)[keep], clusters=c)
+            e = interval(kind, np.asarray(x, float)[keep], clusters=c, support=span)
             unit = "share" if kind == "proportion" else "mean"
             return {
                 "team": f"team {_team} ({_name})",
@@ -570,10 +595,10 @@ def teams(ctx: Context) -> list[Table]:
 
         rows += [
             row("hands the team wins", "proportion", won0 if team == 0 else ~won0),
-            row("net levels per hand (+ this team)", "mean", sign * net0),
+            row("net levels per hand (+ this team)", "mean", sign * net0, span=net_span),
             row("hands it deals", "proportion", deals),
             row("dealer side wins, when it deals", "proportion", dealer_won, deals),
-            row("defenders' total, when it defends", "mean", total, ~deals),
+            row("defenders' total, when it defends", "mean", total, ~deals, total_span),
         ]
     show = ("team", "question", "estimate", "estimate_lo", "estimate_hi", "n", "warning")
     note = _TEAMS_NOTE + ("Intervals cluster-robust by match." if ctx.cluster else "")
