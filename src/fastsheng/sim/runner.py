@@ -138,6 +138,7 @@ class RunResult:
     sim_seconds: float = 0.0
     write_seconds: float = 0.0
     cpu_seconds: float = 0.0
+    write_cpu_seconds: float = 0.0
     retried: list[int] = field(default_factory=list)
 
     @property
@@ -364,6 +365,7 @@ class _Session:
         result.sim_seconds += res.get("sim_s", 0.0)
         result.write_seconds += res.get("write_s", 0.0)
         result.cpu_seconds += res.get("cpu_s", 0.0)
+        result.write_cpu_seconds += res.get("write_cpu_s", 0.0)
         self.emit("batch", res)
         now = time.perf_counter()
         if now - self.last_save >= max(self.interval, 20 * self.save_cost):
