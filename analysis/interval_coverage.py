@@ -7,12 +7,12 @@ how often does each interval cover the true mean difference when a study has onl
 Method: one big paired comparison (40,000 deals, expert bots, seed 5) plays the population; its
 full-sample mean difference is the truth. From it, 1,000 samples of n hands are drawn with
 replacement; for each, the percentile bootstrap (2,000 replicates, what compare used before) and
-compare's interval (what it uses now, fastsheng.studies.stats.paired_diff with the metric's range:
-the paired Student t interval, or the exact rate bound when fewer than 10 pairs of the sample
-differ) are computed, and the share of samples whose interval covers the truth is printed, with
-the share of samples that the skew check flags (fastsheng.studies.stats.skew_check) and the share
-where the rate bound was used. Rare outcomes ("decided by the kitty": about 2% of pairs differ)
-are where the bootstrap undercovers.
+compare's interval (what it uses now, fastsheng.studies.stats.paired_diff with the range a value
+can take under the two presets' rules: the paired Student t interval, or the exact rate bound
+when fewer than 10 pairs of the sample differ) are computed, and the share of samples whose
+interval covers the truth is printed, with the share of samples that the skew check flags
+(fastsheng.studies.stats.skew_check) and the share where the rate bound was used. Rare outcomes
+("decided by the kitty": about 2% of pairs differ) are where the bootstrap undercovers.
 
 Run: python analysis/interval_coverage.py     (about 20 s)
 """
@@ -31,6 +31,7 @@ from fastsheng.studies.report import canonical_hands
 from fastsheng.studies.report.metrics import METRICS, Metric, support
 
 DEALS, SEED, SAMPLES = 40_000, 5, 1000
+RULES = (get_rules("standard"), get_rules("super"))
 KEYS = ("kitty_decides", "kitty_bonus", "dealer_gain", "defenders_total")
 
 
@@ -46,8 +47,9 @@ def population(name: str) -> pd.DataFrame:
 
 def coverage(m: Metric, xa: np.ndarray, xb: np.ndarray, n: int, seed: int) -> dict:
     """Coverage of the bootstrap and of compare's interval (the paired t, or the rate bound
-    when fewer than 10 pairs differ, within the metric's range in the sample, as
-    ``fastsheng.studies.report.metrics.paired_row`` computes it) over samples of n pairs."""
+    when fewer than 10 pairs differ, within the range a value can take under the rules of both
+    presets, as ``fastsheng.studies.report.metrics.paired_row`` computes it) over samples of n
+    pairs."""
     d = xa - xb
     truth = float(d.mean())
     rng = np.random.default_rng(seed)
@@ -56,7 +58,7 @@ def coverage(m: Metric, xa: np.ndarray, xb: np.ndarray, n: int, seed: int) -> di
         idx = rng.integers(0, d.size, n)
         a, b = xa[idx], xb[idx]
         hits_boot += stats.mean_bootstrap(a - b, seed=i).covers(truth)
-        span = support(m, [a, b])
+        span = support(m, [a, b], RULES)
         ci = stats.paired_diff(a, b, support=span, step=m.step).ci
         hits_t += ci.covers(truth)
         flagged += bool(stats.skew_check(a - b))

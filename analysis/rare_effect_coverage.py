@@ -13,7 +13,8 @@ total, in points) and a family where one variant turns a lost hand into a win wi
 probability 2e-4 (the dealer side's win). For each family and n = 300 and 2,000, 1,000 samples;
 the share whose intervals all cover their true effects, with the plain t interval of each
 difference (what the sweep used before: [v, v] when no pair differs) and with the sweep's
-(``fastsheng.studies.effects.paired_intervals``: the rate bound below 10 differing pairs).
+(``fastsheng.studies.effects.paired_intervals``: the rate bound below 10 differing pairs, each
+worth at most the range of a difference under ``standard``'s rules).
 Then three variants each moving lam hands one way at n = 2,000 (a share, and levels): where the
 t interval is still used above 10 differing pairs. tests/test_sweep.py uses these families
 (asserting 95%) and checks docs/analysis.md's quote of this output (slow).
@@ -27,9 +28,14 @@ import sys
 
 import numpy as np
 
+from fastsheng import get_rules
 from fastsheng.studies import multiplicity, stats
 from fastsheng.studies.effects import paired_intervals
 from fastsheng.studies.report.metrics import METRICS
+
+# the rules the families are shaped after; their values lie in its ranges (levels -3..3,
+# points 0..220), which bound a rare effect in the sweep
+RULES = get_rules("standard")
 
 LEVELS = np.array([3, 2, 1, 0, -1, -2, -3], float)
 LEVEL_P = np.array([0.05, 0.15, 0.22, 0.30, 0.20, 0.06, 0.02])
@@ -89,7 +95,8 @@ def t_intervals(xb, xvs, conf):
 
 
 def sweep_intervals(key, xb, xvs, conf):
-    return [(e.lo, e.hi) for e in paired_intervals(METRICS[key], xb, xvs, conf)]
+    rules = [RULES] * (1 + len(xvs))
+    return [(e.lo, e.hi) for e in paired_intervals(METRICS[key], xb, xvs, conf, rules=rules)]
 
 
 def together(intervals, truth) -> bool:

@@ -150,12 +150,19 @@ def verdict(rows: pd.DataFrame, unchanged: bool = False) -> str:
     return f"holds: {sign} for every line-up"
 
 
-def size_changes(per_hand: dict[str, np.ndarray], key: str = "dealer_won") -> list[dict]:
+def size_changes(
+    per_hand: dict[str, np.ndarray], key: str = "dealer_won", rules=(STANDARD,)
+) -> list[dict]:
     """Consecutive line-ups: the difference of their paired differences over common deals
-    (per-hand differences of metric ``key``; their range bounds a change few deals show)."""
+    (per-hand differences of metric ``key`` between runs under ``rules``; a change few deals
+    show is bounded by the range a difference can take under those rules, widened to the
+    differences seen)."""
     m = fs_metrics.METRICS[key]
-    arrays = list(per_hand.values())
-    span = (-1.0, 1.0) if m.kind == "proportion" else fs_metrics.support(m, arrays)
+    arrays = [d[np.isfinite(d)] for d in per_hand.values()]
+    span = fs_metrics.diff_support(fs_metrics.support(m, [], rules))
+    if span is not None:
+        seen = np.concatenate([*arrays, np.zeros(1)])
+        span = (min(span[0], float(seen.min())), max(span[1], float(seen.max())))
     names = list(per_hand)
     out = []
     for a, b in zip(names, names[1:], strict=False):
@@ -201,7 +208,7 @@ def main(argv: list[str] | None = None, workers=None, batch_fn=None, bots=None) 
             rows += part
             unchanged = not any(np.any(d) for d in per_hand.values())
             lines.append(f"{va} - {vb}, {metric}: {verdict(table, unchanged)}")
-            for s in size_changes(per_hand, key):
+            for s in size_changes(per_hand, key, (VARIANTS[va], VARIANTS[vb])):
                 if s["lo"] > 0 or s["hi"] < 0:
                     lines.append(
                         f"    size changes from {s['from']} to {s['to']}: {s['change']:+.4f} "

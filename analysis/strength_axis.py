@@ -174,10 +174,17 @@ def net_levels(h: pd.DataFrame) -> pd.Series:
     return lv.where(h["winner"] == "dealer", -lv)
 
 
-# the range one hand's value of a figure in points can take (standard rules): the defenders'
-# total's, which also holds the points buried in the kitty; a mean without variation is bounded
-# by its top (stats.mean_t)
-POINTS_RANGE = (0.0, ranges.defenders_total_max(get_rules("standard")))
+# the range one hand's value of a figure can take under the standard rules, from the game
+# (fastsheng.studies.ranges): in points the defenders' total's, which also holds the points
+# buried in the kitty; in levels the balance's (standard's net levels minus super's, each
+# within the level table's values of either side); a share 0..1. A mean without variation is
+# bounded by it (stats.mean_t), and a difference few deals show by the range of a difference
+# (stats.paired_diff), never by the range the deals happen to show
+_STANDARD = get_rules("standard")
+POINTS_RANGE = (0.0, ranges.defenders_total_max(_STANDARD))
+_STD_UP, _SUPER_UP = ranges.level_max(_STANDARD), ranges.level_max(get_rules("super"))
+BALANCE_RANGE = (-(_STD_UP[1] + _SUPER_UP[0]), _STD_UP[0] + _SUPER_UP[1])
+RANGE = {"share": (0.0, 1.0), "points": POINTS_RANGE, "levels": BALANCE_RANGE}
 
 
 def estimate(x: np.ndarray, unit: str) -> stats.Estimate:
@@ -192,12 +199,13 @@ STEP = {"share": 1.0, "points": 5.0, "levels": 1.0}
 
 def paired_diff(a: np.ndarray, b: np.ndarray, unit: str) -> stats.PairedDiff:
     """`stats.paired_diff` of a figure in ``unit``: a difference few deals show (none, when two
-    bots play a figure alike) is bounded by its rate, each deal's value within [0, 1] for a
-    share and within the range both bots' values take otherwise (never the zero-width [0, 0])."""
+    bots play a figure alike) is bounded by its rate, each deal's value within the range the
+    rules allow (``RANGE``, widened to the values seen; never the zero-width [0, 0])."""
     v = np.concatenate([a, b])
-    lo, hi = (0.0, 1.0) if unit == "share" else (float(v.min()), float(v.max()))
-    if hi == lo:
-        lo, hi = lo - STEP[unit], hi + STEP[unit]
+    v = v[np.isfinite(v)]
+    lo, hi = RANGE[unit]
+    if v.size:
+        lo, hi = min(lo, float(v.min())), max(hi, float(v.max()))
     return stats.paired_diff(a, b, support=(lo, hi), step=STEP[unit])
 
 

@@ -1146,6 +1146,7 @@ def test_paired_interval_covers_on_simulator_data_at_small_n(simulated_pairs, ke
     from fastsheng.studies.report.metrics import METRICS, support
 
     m = METRICS[key]
+    rules = (get_rules("standard"), get_rules("super"))
     a, b = (np.asarray(m.value(h), float) for h in simulated_pairs)
     truth = float((a - b).mean())
     rng = np.random.default_rng(2024)
@@ -1153,10 +1154,66 @@ def test_paired_interval_covers_on_simulator_data_at_small_n(simulated_pairs, ke
     hits = 0
     for _ in range(reps):
         idx = rng.integers(0, a.size, n)
-        xa, xb = a[idx], b[idx]  # as compare's paired_row: the metric's range in the sample
-        d = stats.paired_diff(xa, xb, support=support(m, [xa, xb]), step=m.step)
+        xa, xb = a[idx], b[idx]  # as compare's paired_row: the range under both runs' rules
+        d = stats.paired_diff(xa, xb, support=support(m, [xa, xb], rules), step=m.step)
         hits += d.ci.covers(truth)
     assert hits / reps >= 0.92, hits / reps
+
+
+def test_rare_paired_difference_is_scaled_by_the_rules_range():
+    """Two runs whose kitty bonus is 0 in every hand: the paired difference is bounded by the
+    largest bonus one hand can take under the runs' rules (80 kitty points x 26 = 2,080 under
+    standard), not by the range the runs show (all 0, which gave +- 5 points x q); with two
+    rules, by the larger of the two; with rules not known, no bound (NaN), never a narrower
+    one."""
+    from fastsheng.studies.report.metrics import METRICS, paired_row
+
+    m, n = METRICS["kitty_bonus"], 300
+    std = get_rules("standard")
+    zero = pd.DataFrame({"kitty_bonus": np.zeros(n)})
+    q = 1 - 0.025 ** (1 / n)  # each mean's exact one-sided bound at 2.5%: no event in n hands
+    row = paired_row(m, zero, zero.copy(), rules=(std, std))
+    assert row["diff"] == 0 and row["pairs_differing"] == 0
+    assert row["diff_hi"] == pytest.approx(2080 * q) and row["diff_lo"] == pytest.approx(-2080 * q)
+    assert row["diff_hi"] > 10 * 3.689 / n * 100  # the observed range's bound was about 0.04
+    linear = std.replace(kitty_multiplier="linear")  # 48 for the largest tractor: 3,840
+    row = paired_row(m, zero, zero.copy(), rules=(std, linear))
+    assert row["diff_hi"] == pytest.approx(3840 * q)
+    row = paired_row(m, zero, zero.copy(), rules=(std, None))
+    assert np.isnan(row["diff_lo"]) and np.isnan(row["diff_hi"]) and not row["excludes_0"]
+    assert "unknown" in row["warning"]
+    # the observed range is a safety net: a value beyond the rules' range still widens it
+    big = pd.DataFrame({"kitty_bonus": np.r_[np.zeros(n - 1), 5000.0]})
+    row = paired_row(m, big, zero, rules=(std, std))
+    assert row["diff_hi"] > 5000 * (1 - 0.0125 ** (1 / n))
+
+
+def test_rare_large_effect_is_covered_with_the_rules_range():
+    """A variant that adds a kitty bonus of 5 to 2,000 points in about 1 hand of 300 (the
+    baseline has none), n = 300: compare's interval, bounded by the rules' range, covers the
+    true mean difference in at least 95% of the samples; bounded by the range the sample shows
+    (the old support: all 0 widened by the 5-point step) it misses every sample in which no
+    hand differs (about 37% of them)."""
+    from fastsheng.studies import stats
+    from fastsheng.studies.report.metrics import METRICS, paired_row
+
+    m, n, reps = METRICS["kitty_bonus"], 300, 600
+    std = get_rules("standard")
+    rng = np.random.default_rng(11)
+    sizes = np.array([5.0, 100.0, 400.0, 2000.0])
+    truth = sizes.mean() / n
+    zero = pd.DataFrame({"kitty_bonus": np.zeros(n)})
+    new = old = 0
+    for _ in range(reps):
+        xa = np.where(rng.random(n) < 1 / n, rng.choice(sizes, n), 0.0)
+        row = paired_row(m, pd.DataFrame({"kitty_bonus": xa}), zero, rules=(std, std))
+        new += row["diff_lo"] <= truth <= row["diff_hi"]
+        lo, hi = min(xa.min(), 0.0), max(xa.max(), 0.0)
+        seen = (lo - 5.0, hi + 5.0) if lo == hi else (lo, hi)
+        ci = stats.paired_diff(xa, np.zeros(n), support=seen, step=m.step).ci
+        old += ci.covers(truth)
+    assert new / reps >= 0.95, new / reps
+    assert old / reps < 0.8, old / reps
 
 
 def test_forest_plot_standardized_with_caveat(runs):

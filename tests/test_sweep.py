@@ -232,13 +232,69 @@ def test_no_differing_hand_is_a_rate_bound_not_zero_width():
     base = pd.DataFrame({"y": (rng.random(n) < 0.42).astype(float)})
     up = base["y"].to_numpy().copy()
     up[np.flatnonzero(up == 0)[:9]] = 1.0  # 9 lost hands won
-    t = effect_table(m, base, [(_V("same"), base.copy()), (_V("nine"), pd.DataFrame({"y": up}))])
+    t = effect_table(
+        m, base, [(_V("same"), base.copy()), (_V("nine"), pd.DataFrame({"y": up}))], base_rules=None
+    )
     same, nine = t.iloc[0], t.iloc[1]
     assert same["diff_lo"] < 0 < same["diff_hi"] and same["p_value"] == 1.0
     # with no hand the other way, 9 wins are some evidence: the bound's own p-value (0.08 here,
     # conservative: each rate is bounded on its own) agrees with the interval, which covers 0
     assert nine["diff_lo"] <= 0 < 9 / n <= nine["diff_hi"] and 0.01 < nine["p_value"] < 0.1
     assert "rate bound" in nine["interval"] and "only 9 of 20,000" in nine["warning"]
+
+
+def test_rare_effect_is_scaled_by_each_runs_rules():
+    """A sweep whose kitty bonus is 0 in every hand of the baseline and of both variants: each
+    effect is bounded by the range a difference of two bonuses can take under the baseline's
+    rules and the variant's own (+- 2,080 under standard twice, +- 3,840 with a linear
+    multiplier), not by the range the runs show (all 0); each run's own mean by its own rules'
+    range. A variant without known rules gives no bound (NaN), and only that variant."""
+    from types import SimpleNamespace
+
+    from fastsheng.studies.report.metrics import METRICS
+
+    m, n = METRICS["kitty_bonus"], 500
+    std = STD
+    linear = std.replace(kitty_multiplier="linear")
+    zero = pd.DataFrame({"kitty_bonus": np.zeros(n)})
+    vs = [(SimpleNamespace(label=x, rules=r), zero.copy()) for x, r in (("a", std), ("b", linear))]
+    t = effect_table(m, zero, vs, conf=0.95, base_rules=std)
+    q = 1 - 0.0125 ** (1 / n)  # the rate bound's split: each side at 1.25%
+    assert t["diff_hi"].tolist() == pytest.approx([2080 * q, 3840 * q])
+    assert t["diff_lo"].tolist() == pytest.approx([-2080 * q, -3840 * q])
+    assert t["mean_baseline_hi"].iloc[0] == pytest.approx(2080 * q)
+    assert t["mean_variant_hi"].tolist() == pytest.approx([2080 * q, 3840 * q])
+    vs.append((SimpleNamespace(label="c", rules=None), zero.copy()))
+    t = effect_table(m, zero, vs, conf=0.95, base_rules=std)
+    assert t["diff_hi"].isna().tolist() == [False, False, True]
+    assert t["mean_variant_hi"].isna().tolist() == [False, False, True]
+    assert "unknown" in t["warning"].iloc[2]
+
+
+def test_rare_large_effect_is_covered_in_a_sweep():
+    """One variant adds a kitty bonus of 5 to 2,000 points in about 1 hand of 300, n = 300:
+    the sweep's interval covers it in at least 95% of the samples; with the old support (the
+    range of the values seen, all 0 widened by the 5-point step) it missed every sample with
+    no differing hand."""
+    from fastsheng.studies.controls import mean_ci
+    from fastsheng.studies.effects import paired_intervals
+    from fastsheng.studies.report.metrics import METRICS
+
+    m, n, reps = METRICS["kitty_bonus"], 300, 600
+    rng = np.random.default_rng(12)
+    sizes = np.array([5.0, 100.0, 400.0, 2000.0])
+    truth = sizes.mean() / n
+    xb = np.zeros(n)
+    new = old = 0
+    for _ in range(reps):
+        xv = np.where(rng.random(n) < 1 / n, rng.choice(sizes, n), 0.0)
+        (e,) = paired_intervals(m, xb, [xv], 0.95, rules=[STD, STD])
+        new += e.lo <= truth <= e.hi
+        w = max(xv.max(), 0.0) or 10.0  # the old support: the values' range, or +- 5
+        o = mean_ci(xv - xb, None, 0.95, support=(-w, w), step=m.step)
+        old += o.lo <= truth <= o.hi
+    assert new / reps >= 0.95, new / reps
+    assert old / reps < 0.8, old / reps
 
 
 def test_p_values_agree_with_the_intervals():
@@ -253,7 +309,7 @@ def test_p_values_agree_with_the_intervals():
     vs = [
         (_V(f"v{i}"), pd.DataFrame({"y": base["y"] + rng.normal(0.3 * i, 1, n)})) for i in range(6)
     ]
-    t = effect_table(m, base, vs)
+    t = effect_table(m, base, vs, base_rules=None)
     level = multiplicity.simultaneous_conf(6)
     for _, r in t.iterrows():
         assert (r["p_value"] < 1 - level) == (not r["diff_lo"] <= 0 <= r["diff_hi"])
@@ -272,7 +328,7 @@ def test_effect_table_uses_the_simultaneous_level():
     m = Metric("y", "y", "points", "mean", ("y",), lambda h: h["y"])
     base = pd.DataFrame({"y": rng.normal(size=500)})
     vs = [(_V(f"v{i}"), pd.DataFrame({"y": base["y"] + rng.normal(size=500)})) for i in range(5)]
-    t = effect_table(m, base, vs)
+    t = effect_table(m, base, vs, base_rules=None)
     d = vs[0][1]["y"] - base["y"]
     h = stats.t_value(1 - 0.05 / 5, 499) * d.std(ddof=1) / np.sqrt(500)
     assert t["diff_hi"].iloc[0] - t["diff"].iloc[0] == pytest.approx(h)
@@ -292,13 +348,15 @@ def test_both_runs_means_are_adjusted_alike():
     yb = 2 * x[:, 0] + rng.normal(size=n)
     base = pd.DataFrame({"y": yb})
     var = pd.DataFrame({"y": yb + 0.1 + x[:, 1] + rng.normal(size=n)})
-    t = effect_table(m, base, [(_V("v"), var)], x=x, single_x=x).iloc[0]
+    t = effect_table(m, base, [(_V("v"), var)], x=x, single_x=x, base_rules=None).iloc[0]
     assert t["mean_variant"] - t["mean_baseline"] == pytest.approx(t["diff"])
     assert t["mean_baseline"] != pytest.approx(yb.mean())  # adjusted, not the plain mean
     assert t["mean_baseline_lo"] < t["mean_baseline"] < t["mean_baseline_hi"]
 
 
 class _V:
+    rules = None  # made-up metrics: no range from the rules
+
     def __init__(self, label):
         self.label = label
 
@@ -336,7 +394,9 @@ def test_a_constructed_flip_is_detected():
     down = pd.DataFrame({"y": y[:500] - 0.1 + 0.05 * rng.normal(size=500)})
     same = pd.DataFrame({"y": y[:500] + 0.1 + 0.05 * rng.normal(size=500)})
     check = Check("other", base.iloc[:500], [down, same])
-    t = effect_table(m, base, [(_V("flip"), up), (_V("same"), up.copy())], check=check)
+    t = effect_table(
+        m, base, [(_V("flip"), up), (_V("same"), up.copy())], check=check, base_rules=None
+    )
     assert t["robustness"].tolist() == ["flips sign", "holds"]
     assert t["change"].iloc[0] == pytest.approx(-0.2, abs=0.02)
 

@@ -148,7 +148,12 @@ def compare_check(
             continue
         # A - B as "variant A against baseline B"
         t = effect_table(
-            m, hb, [(Variant(labels[0], run_a.rules), ha)], None, Check(lineup, chk[1], [chk[0]])
+            m,
+            hb,
+            [(Variant(labels[0], run_a.rules), ha)],
+            None,
+            Check(lineup, chk[1], [chk[0]]),
+            base_rules=run_b.rules,
         )
         rows.append(t.iloc[0])
     df = pd.DataFrame(rows).reset_index(drop=True)

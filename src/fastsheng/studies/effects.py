@@ -15,7 +15,7 @@ import pandas as pd
 
 from fastsheng.studies.controls import MeanCI, mean_ci
 from fastsheng.studies.multiplicity import holm, simultaneous_conf
-from fastsheng.studies.report.metrics import METRICS, Metric, support
+from fastsheng.studies.report.metrics import METRICS, Metric, diff_support, support
 from fastsheng.studies.report.sections import HEADLINE
 from fastsheng.studies.robustness import CHECK_COLUMNS, verdict
 from fastsheng.studies.variants import SweepError
@@ -96,26 +96,29 @@ class Check:
         return len(self.base)
 
 
-def _diff_support(s: tuple[float, float] | None, times: int = 1):
-    """The range of a difference of two values in ``s`` (of ``times`` such differences)."""
-    if s is None:
-        return None
-    d = times * (s[1] - s[0])
-    return (-d, d)
-
-
 def paired_intervals(
     m: Metric,
     xb: np.ndarray,
     xvs: Sequence[np.ndarray],
     conf: float,
     x: np.ndarray | None = None,
+    *,
+    rules: Sequence[Any],
 ) -> list[MeanCI]:
     """Each variant's paired effect ``xv - xb`` (per-hand values of metric ``m``) at ``conf``:
-    the t interval (regression-adjusted with ``x``), or the rate bound of a rare effect within
-    the range of the family's values. What :func:`effect_table` reports, without the table."""
-    dspan = _diff_support(support(m, [xb, *xvs]))
-    return [mean_ci(xv - xb, x, conf, support=dspan, step=m.step) for xv in xvs]
+    the t interval (regression-adjusted with ``x``), or the rate bound of a rare effect, each
+    differing hand worth at most the range of a difference under the baseline's rules and the
+    variant's own (``rules``: the baseline's, then each variant's;
+    :func:`~fastsheng.studies.report.metrics.support`). What :func:`effect_table` reports,
+    without the table."""
+    base_rules, *own = rules
+    if len(own) != len(xvs):
+        raise ValueError(f"need the rules of the baseline and of {len(xvs)} variants")
+    return [
+        mean_ci(xv - xb, x, conf, support=diff_support(support(m, [xb, xv], [base_rules, r])),
+                step=m.step)
+        for xv, r in zip(xvs, own, strict=True)
+    ]  # fmt: skip
 
 
 def effect_table(
@@ -126,6 +129,8 @@ def effect_table(
     check: Check | None = None,
     single_x: np.ndarray | None = None,
     conf: float | None = None,
+    *,
+    base_rules: Any,
 ) -> pd.DataFrame:
     """One row per variant: the paired effect of metric ``m`` (variant - baseline) with its
     Bonferroni simultaneous interval over the variants (a rare effect, fewer than 10 hands
@@ -133,19 +138,22 @@ def effect_table(
     and the p-value of the same method; ``x``: the centred covariates of the deals for the
     paired effect (control variates) or None; ``single_x``: the same for each run's own mean
     (the baseline's and the variant's alike, each with its 95% interval). ``variants``:
-    ``(Variant, canonical hands)`` pairs. ``conf``: the level of each interval instead (not
-    adjusted)."""
+    ``(Variant, canonical hands)`` pairs, each variant's rules its ``rules``; ``base_rules``: the
+    baseline's rules (None: not known). A rare effect is bounded by the range a value can take
+    under the rules of the runs, each run's own mean by its own rules' range. ``conf``: the
+    level of each interval instead (not adjusted)."""
     k = len(variants)
     adjusted = conf is None
     conf = simultaneous_conf(k) if adjusted else conf
     xb = values(m, base)
     xvs = [values(m, h) for _, h in variants]
-    span = support(m, [xb, *xvs])
-    base_own = mean_ci(xb, single_x, 0.95, support=span, step=m.step)
-    effects = paired_intervals(m, xb, xvs, conf, x)
+    rules = [base_rules, *(v.rules for v, _ in variants)]
+    base_own = mean_ci(xb, single_x, 0.95, support=support(m, [xb], [base_rules]), step=m.step)
+    effects = paired_intervals(m, xb, xvs, conf, x, rules=rules)
     rows = []
     for (v, _), xv, e in zip(variants, xvs, effects, strict=True):
         d = xv - xb
+        span = support(m, [xv], [v.rules])
         own = mean_ci(xv, single_x, 0.95, support=span, step=m.step)
         pooled = math.sqrt((xb.var(ddof=1) + xv.var(ddof=1)) / 2) if d.size > 1 else math.nan
         s = pooled if pooled > 0 else math.nan
@@ -186,24 +194,29 @@ def effect_table(
     df["p_holm"] = holm(df["p_value"].to_numpy())
     df["established"] = df["p_holm"] < 0.05
     if check is not None:
-        _add_check(df, m, base, variants, x, check, conf)
+        _add_check(df, m, base, variants, x, check, conf, rules)
     return df
 
 
-def _add_check(df, m, base, variants, x, check: Check, conf: float) -> None:
+def _add_check(df, m, base, variants, x, check: Check, conf: float, rules) -> None:
+    """The check line-up's effects and verdicts added to ``df``; the check replays every run
+    under its own rules (``rules``: the baseline's, then the variants'), so the baseline's and
+    the variant's bound a rare effect there too."""
     k = check.n
     xb_main = values(m, base)[:k]
     xb_chk = values(m, check.base)
     xk = None if x is None else x[:k]
     xcs = [values(m, hc) for hc in check.variants]
-    span = support(m, [xb_chk, *xcs])
-    both = support(m, [xb_main, xb_chk, *xcs, *(values(m, h)[:k] for _, h in variants)])
     cols: dict[str, list] = {c: [] for c in CHECK_COLUMNS}
     for i, ((_, h), xc) in enumerate(zip(variants, xcs, strict=True)):
-        d_main = values(m, h)[:k] - xb_main
+        xv_main = values(m, h)[:k]
+        d_main = xv_main - xb_main
         d_chk = xc - xb_chk
-        ec = mean_ci(d_chk, xk, conf, support=_diff_support(span), step=m.step)
-        ed = mean_ci(d_chk - d_main, xk, conf, support=_diff_support(both, 2), step=m.step)
+        pair = [rules[0], rules[i + 1]]  # the baseline's rules and this variant's
+        span = support(m, [xb_chk, xc], pair)
+        both = support(m, [xb_main, xv_main, xb_chk, xc], pair)
+        ec = mean_ci(d_chk, xk, conf, support=diff_support(span), step=m.step)
+        ed = mean_ci(d_chk - d_main, xk, conf, support=diff_support(both, 2), step=m.step)
         main = (df["diff"].iloc[i], df["diff_lo"].iloc[i], df["diff_hi"].iloc[i])
         for c, val in (
             ("check_diff", ec.estimate),

@@ -365,9 +365,9 @@ def rate_bound(
     both hold together with probability at least ``conf = 1 - alpha``; with no value above the
     centre, ``p_up`` <= 1 - (alpha/4)^(1/n) ~ 4.4 / n at 95%, the exact binomial bound of
     :func:`mean_t`'s all-0 case at the level this split needs. ``up`` and ``down`` come from
-    ``support`` (the values' range); ``step`` None: no lower rate counts (0). The bound holds at
-    every n and never has zero width; ``support`` None gives no bound (NaN) and says so. Used by
-    :func:`paired_diff` and by the sweep (:func:`fastsheng.studies.controls.rate_bound`)."""
+    ``support`` (the range a value can take, not the range seen); ``step`` None: no lower rate
+    counts (0). Holds at every n, never zero width; ``support`` None: no bound (NaN), said so.
+    Used by :func:`paired_diff` and the sweep (:func:`fastsheng.studies.controls.rate_bound`)."""
     y = np.asarray(y, dtype=float)
     n = int(y.size)
     nan = float("nan")
@@ -492,8 +492,8 @@ def paired_diff(
     """Paired comparison of two equally long samples (unit i of ``a`` paired with unit i of
     ``b``, e.g. the same deal played under two rule variants). Pairs with a NaN are dropped.
 
-    ``support``: the range ``(lo, hi)`` one value of ``a`` or ``b`` can take (``(0, 1)`` for a
-    share; a metric's range otherwise), so a difference lies in ``[lo - hi, hi - lo]``;
+    ``support``: the range ``(lo, hi)`` one value of ``a`` or ``b`` can take by the rules (not
+    the range seen; ``(0, 1)`` for a share), so a difference lies in ``[lo - hi, hi - lo]``;
     ``step``: the smallest nonzero distance between two values (1 for shares, counts and levels,
     5 for card points; None: unknown). Only the rare cases below need them.
 

@@ -124,7 +124,7 @@ def sweep(
     if check_bots is not None:
         check, shares = _play_check(plan, where / "check", base, vs, check_bots, check_n, runs[0])
         deal_share += shares
-    tables = _effects(ms, hands, vs, x, check, controls, None if adjust else conf)
+    tables = _effects(ms, hands, base, vs, x, check, controls, None if adjust else conf)
     if precision_row is not None:
         precision_row["achieved"] = float(tables[primary.key]["half_width"].max())
     used_controls = controls if x is not None else False
@@ -177,9 +177,9 @@ def _play_check(plan, where, base, vs, lineup, check_n, baseline) -> tuple[Check
     return Check(lineup, ch[0], ch[1:]), shares
 
 
-def _effects(ms, hands, vs, x, check, controls, conf) -> dict[str, pd.DataFrame]:
-    """Per metric, every variant's paired effect against the baseline (``conf`` None: the
-    simultaneous intervals of the family)."""
+def _effects(ms, hands, base, vs, x, check, controls, conf) -> dict[str, pd.DataFrame]:
+    """Per metric, every variant's paired effect against the baseline ``base`` (``conf`` None:
+    the simultaneous intervals of the family)."""
     pairs = list(zip(vs, hands[1:], strict=True))
     return {
         m.key: effect_table(
@@ -190,6 +190,7 @@ def _effects(ms, hands, vs, x, check, controls, conf) -> dict[str, pd.DataFrame]
             check,
             x_for(x, m.key, controls, False),
             conf,
+            base_rules=base.rules,
         )
         for m in ms
     }
@@ -229,6 +230,7 @@ def paired_effects(
             x_for(x, m.key, controls, True),
             None,
             x_for(x, m.key, controls, False),
+            base_rules=base_run.rules,
         )
         for m in ms
     }

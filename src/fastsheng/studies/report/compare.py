@@ -6,6 +6,7 @@ really were the same."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -132,17 +133,17 @@ def pairing_text(deal: dict, same_seed: bool, matches_mode: bool) -> str:
     return text + ("; " + MATCHES_PAIRING if matches_mode else "")
 
 
-def _headline(ha, hb, la, lb, pairing: str, cluster: str | None) -> Table:
-    rows = [paired_row(m, ha, hb, cluster) for m in _pairable(ha, hb)]
+def _headline(ha, hb, la, lb, pairing: str, cluster: str | None, rules) -> Table:
+    rows = [paired_row(m, ha, hb, cluster, rules=rules) for m in _pairable(ha, hb)]
     k = len(rows)
     note = (
         f"A = {la}; B = {lb}. Pairing: {pairing}. diff = mean over hands of (A - B) with the "
         "paired Student t 95% interval (warning: when the differences are too skewed for it to "
         "hold); when fewer than 10 pairs differ (none: the same play twice) the exact rate "
-        "bound instead, each differing hand worth at most the metric's range in the two runs "
-        "(never the zero-width [0, 0]: n hands that agree bound an effect, they do not rule "
-        "it out); p_value: two-sided z-test of no difference (the rate bound's own when it "
-        "is used); mde: the "
+        "bound instead, each differing hand worth at most the range a value can take under the "
+        "rules of the two runs (n/a where that range is not known; never the zero-width "
+        "[0, 0]: n hands that agree bound an effect, they do not rule it out); p_value: "
+        "two-sided z-test of no difference (the rate bound's own when it is used); mde: the "
         "smallest true difference this n detects with 80% power at the 5% level, "
         "(1.96 + 0.84) sd_diff / sqrt(n), n/a when no pair differs; std_diff: diff in standard "
         "deviations of the per-hand values. Shares are differences of proportions in percentage "
@@ -229,15 +230,17 @@ _PER_MATCH = (
 )
 
 
-def _range(xa: np.ndarray, xb: np.ndarray) -> tuple[float, float] | None:
-    """The range of a count in both runs (widened by 1 when every value is the same), for the
-    rate bound of a difference few pairs show; None without a finite value."""
+def _hands_range(xa: np.ndarray, xb: np.ndarray, rules) -> tuple[float, float]:
+    """The range of the hands a match can take under the ``rules`` of both runs: 1 to the
+    largest ``hand_cap`` (no cap, or rules not known: no upper end, so no bound of a difference
+    few pairs show), widened to the values seen."""
+    caps = [getattr(r, "hand_cap", None) for r in rules]
+    hi = max(float(c) if c else math.inf for c in caps)
     v = np.concatenate([xa, xb])
     v = v[np.isfinite(v)]
-    if not v.size:
-        return None
-    lo, hi = float(v.min()), float(v.max())
-    return (lo - 1.0, hi + 1.0) if lo == hi else (lo, hi)
+    if v.size:
+        return min(1.0, float(v.min())), max(hi, float(v.max()))
+    return 1.0, hi
 
 
 def _match_differences(run_a: Run, run_b: Run) -> Table | None:
@@ -245,13 +248,14 @@ def _match_differences(run_a: Run, run_b: Run) -> Table | None:
         return None
     mta, mtb = canonical_matches(run_a.matches), canonical_matches(run_b.matches)
     mta, mtb = _pair_frames(mta, mtb, "match_id")
+    rules = (run_a.rules, run_b.rules)
     rows = []
     for metric, unit, fn in _PER_MATCH:
         try:
             xa, xb = np.asarray(fn(mta), float), np.asarray(fn(mtb), float)
         except KeyError:
             continue
-        span = (0.0, 1.0) if unit == "share" else _range(xa, xb)
+        span = (0.0, 1.0) if unit == "share" else _hands_range(xa, xb, rules)
         d = stats.paired_diff(xa, xb, CONF, support=span, step=1.0)
         rows.append(
             {
@@ -430,7 +434,8 @@ def compute_compare(
         bots=_bots_of_both(ma, mb),
     )
     cluster = "match_id" if matches_mode and "match_id" in ha and "match_id" in hb else None
-    head = _headline(ha, hb, la, lb, pairing_text(deal, same_seed, matches_mode), cluster)
+    pairing = pairing_text(deal, same_seed, matches_mode)
+    head = _headline(ha, hb, la, lb, pairing, cluster, (run_a.rules, run_b.rules))
     rep.tables.append(head)
     for t in (_level_change(ha, hb, cluster), _match_differences(run_a, run_b)):
         if t is not None:

@@ -49,6 +49,7 @@ __all__ = [
     "clustered",
     "clustered_paired",
     "support",
+    "diff_support",
 ]
 
 CONF = 0.95
@@ -67,7 +68,10 @@ class Metric:
     den: Values | None = None  # per-hand denominator of a ratio
     among: Values | None = None  # the hands it is defined on (a mask); None: all hands
     note: str = ""
-    step: float | None = 1.0  # smallest nonzero distance between two values (rate bound)
+    # the smallest nonzero distance between two values (None: not known): a value that differs
+    # from the most common one differs by at least this (the rate bound's inner side, and its
+    # exactness for a share); the range a value can take is ``bounds``, not ``step``
+    step: float | None = 1.0
     # the range (lo, hi) one hand's value can take under the rules (None: not known); bounds a
     # mean without variation (stats.mean_t); a mean metric without it has no such bound
     bounds: Callable[[Any], tuple[float, float]] | None = None
@@ -216,24 +220,38 @@ def available(keys: Sequence[str], h: pd.DataFrame) -> list[Metric]:
     return [METRICS[k] for k in keys if METRICS[k].available(h)]
 
 
-def support(m: Metric, arrays: Sequence[np.ndarray]) -> tuple[float, float] | None:
-    """The range a value of ``m`` can take, for the rate bound of a rare effect
-    (:func:`fastsheng.studies.stats.rate_bound`): [0, 1] for a share; for another metric the
-    range of the values in these runs (its possible range depends on the rules), widened by
-    the metric's ``step`` when every value is the same; None when that is unknown too (``step``
-    None)."""
+def support(
+    m: Metric, arrays: Sequence[np.ndarray], rules: Sequence[Any]
+) -> tuple[float, float] | None:
+    """The range a value of ``m`` can take in runs made under ``rules`` (one entry per run, None
+    for a run whose rules are not known), for the rate bound of a rare effect
+    (:func:`fastsheng.studies.stats.rate_bound`): the union of every run's
+    :meth:`Metric.value_range` (a rare value can be far larger than any observed: a kitty bonus
+    0 in every hand can still be worth hundreds of points in one) and, as a safety net, of the
+    values in ``arrays``. [0, 1] for a share. None when the range of a run is not known (a mean
+    without ``bounds``); an end that depends on rules not known is infinite. Either gives no
+    bound (NaN), never a narrower one."""
     if m.kind == "proportion":
         return (0.0, 1.0)
-    vals = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays])
-    vals = vals[np.isfinite(vals)]
-    if not vals.size:
+    spans = [m.value_range(r) for r in rules] or [m.value_range(None)]
+    if any(s is None for s in spans):
         return None
-    lo, hi = float(vals.min()), float(vals.max())
-    if hi == lo:
-        if m.step is None:
-            return None
-        lo, hi = lo - m.step, hi + m.step
+    lo, hi = min(float(s[0]) for s in spans), max(float(s[1]) for s in spans)
+    vals = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays] or [np.zeros(0)])
+    vals = vals[np.isfinite(vals)]
+    if vals.size:
+        lo, hi = min(lo, float(vals.min())), max(hi, float(vals.max()))
     return lo, hi
+
+
+def diff_support(s: tuple[float, float] | None, times: int = 1) -> tuple[float, float] | None:
+    """The range of a difference of two values in ``s`` (``[lo - hi, hi - lo]``), or of
+    ``times`` such differences added or subtracted; None (unknown) stays None, and an infinite
+    end gives an infinite range."""
+    if s is None:
+        return None
+    d = times * (float(s[1]) - float(s[0]))
+    return (-d, d)
 
 
 MIN_CLUSTERS = 30  # below this many matches a cluster-robust interval is flagged
@@ -328,14 +346,20 @@ def clustered_paired(xa, xb, clusters, support=None, step=None) -> stats.PairedD
 
 
 def paired_row(
-    m: Metric, ha: pd.DataFrame, hb: pd.DataFrame, cluster: str | None = None
+    m: Metric,
+    ha: pd.DataFrame,
+    hb: pd.DataFrame,
+    cluster: str | None = None,
+    *,
+    rules: Sequence[Any],
 ) -> dict[str, Any]:
     """The paired difference A - B of a pairable metric, hand i of A with hand i of B;
-    ``cluster``: the column of independent clusters of hands (matches mode: ``match_id``).
-    The metric's range in the two runs (:func:`support`) and ``step`` bound a rare effect."""
+    ``cluster``: the column of independent clusters of hands (matches mode: ``match_id``);
+    ``rules``: the rules of the two runs (None for one not known). A rare effect is bounded by
+    the range a value can take under both runs' rules (:func:`support`) and ``step``."""
     xa = np.asarray(m.value(ha), dtype=float)
     xb = np.asarray(m.value(hb), dtype=float)
-    span = support(m, [xa, xb])
+    span = support(m, [xa, xb], rules)
     if cluster:
         d = clustered_paired(xa, xb, ha[cluster].to_numpy(), span, m.step)
     else:
