@@ -110,9 +110,17 @@ cdef inline void rng_jump(rng_t* r) noexcept nogil:
 
 
 cdef inline void rng_split(rng_t* master, rng_t* out) noexcept nogil:
-    """Seed `out` from 4 draws of `master` (one sub-stream per hand or match)."""
-    fs_rng_seed(out, fs_rng_next(master), fs_rng_next(master), fs_rng_next(master),
-                fs_rng_next(master))
+    """Seed `out` from 4 draws of `master` (one sub-stream per hand or match).
+
+    The draws are taken one statement at a time, the first for the last state word: C leaves
+    the order of a call's arguments unspecified, and the four draws used to be the arguments of
+    one call, which GCC evaluates right to left and clang left to right, so a clang build dealt
+    other hands. This is GCC's order, the one every recorded digest was made with."""
+    cdef u64 d = fs_rng_next(master)
+    cdef u64 c = fs_rng_next(master)
+    cdef u64 b = fs_rng_next(master)
+    cdef u64 a = fs_rng_next(master)
+    fs_rng_seed(out, a, b, c, d)
 
 
 cdef inline void rng_shuffle_u8(rng_t* r, unsigned char* a, int n) noexcept nogil:
