@@ -112,7 +112,11 @@ FIGURES = {
     "defenders_total": ("defenders' mean total", "points", lambda h, r: h["defenders_total"]),
     "kitty_captured": ("kitty captured", "share", lambda h, r: h["kitty_captured"]),
     "kitty_decides": ("the kitty decides the hand", "share", lambda h, r: kitty_flips_side(h, r)),
-    "kitty_buried": ("points buried in the kitty", "points", lambda h, r: h["kitty_points_buried"]),
+    "kitty_buried": (
+        "points buried in the kitty",
+        "kitty points",
+        lambda h, r: h["kitty_points_buried"],
+    ),
     "failed_throw": ("hands with a failed throw", "share", lambda h, r: h["failed_throws"] > 0),
     "early_trump": (
         "a defender leads trump in tricks 1-5",
@@ -175,26 +179,32 @@ def net_levels(h: pd.DataFrame) -> pd.Series:
 
 
 # the range one hand's value of a figure can take under the standard rules, from the game
-# (fastsheng.studies.ranges): in points the defenders' total's, which also holds the points
-# buried in the kitty; in levels the balance's (standard's net levels minus super's, each
-# within the level table's values of either side); a share 0..1. A mean without variation is
-# bounded by it (stats.mean_t), and a difference few deals show by the range of a difference
-# (stats.paired_diff), never by the range the deals happen to show
+# (fastsheng.studies.ranges): in points the defenders' total's; the points buried in the kitty
+# within the kitty's (8 cards of at most 10 points); in levels the balance's (standard's net
+# levels minus super's, each within the level table's values of either side); a share 0..1.
+# A mean without variation is bounded by it (stats.mean_t), and a difference few deals show by
+# the range of a difference (stats.paired_diff), never by the range the deals happen to show
 _STANDARD = get_rules("standard")
 POINTS_RANGE = (0.0, ranges.defenders_total_max(_STANDARD))
 _STD_UP, _SUPER_UP = ranges.level_max(_STANDARD), ranges.level_max(get_rules("super"))
 BALANCE_RANGE = (-(_STD_UP[1] + _SUPER_UP[0]), _STD_UP[0] + _SUPER_UP[1])
-RANGE = {"share": (0.0, 1.0), "points": POINTS_RANGE, "levels": BALANCE_RANGE}
+KITTY_RANGE = (0.0, float(ranges.KITTY_POINTS))
+RANGE = {
+    "share": (0.0, 1.0),
+    "points": POINTS_RANGE,
+    "kitty points": KITTY_RANGE,
+    "levels": BALANCE_RANGE,
+}
 
 
 def estimate(x: np.ndarray, unit: str) -> stats.Estimate:
     if unit == "share":
         return stats.wilson(int(np.count_nonzero(x)), len(x))
-    return stats.mean_t(x, support=POINTS_RANGE if unit == "points" else None)
+    return stats.mean_t(x, support=RANGE[unit] if unit in ("points", "kitty points") else None)
 
 
 # the smallest nonzero step of a per-hand value: a share 1, card points 5, levels 1
-STEP = {"share": 1.0, "points": 5.0, "levels": 1.0}
+STEP = {"share": 1.0, "points": 5.0, "kitty points": 5.0, "levels": 1.0}
 
 
 def paired_diff(a: np.ndarray, b: np.ndarray, unit: str) -> stats.PairedDiff:
