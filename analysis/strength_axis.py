@@ -211,12 +211,8 @@ def paired_diff(a: np.ndarray, b: np.ndarray, unit: str) -> stats.PairedDiff:
     """`stats.paired_diff` of a figure in ``unit``: a difference few deals show (none, when two
     bots play a figure alike) is bounded by its rate, each deal's value within the range the
     rules allow (``RANGE``, widened to the values seen; never the zero-width [0, 0])."""
-    v = np.concatenate([a, b])
-    v = v[np.isfinite(v)]
-    lo, hi = RANGE[unit]
-    if v.size:
-        lo, hi = min(lo, float(v.min())), max(hi, float(v.max()))
-    return stats.paired_diff(a, b, support=(lo, hi), step=STEP[unit])
+    span = ranges.widened(*RANGE[unit], a, b)
+    return stats.paired_diff(a, b, support=span, step=STEP[unit])
 
 
 def paired_quantile_diff(a: np.ndarray, b: np.ndarray, q: float, seed: int) -> tuple:

@@ -24,6 +24,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from fastsheng import tables
 from fastsheng.cards import RANKS
 
@@ -39,6 +41,7 @@ __all__ = [
     "defenders_total_max",
     "level_max",
     "run_rules",
+    "widened",
 ]
 
 INF = math.inf
@@ -119,3 +122,13 @@ def run_rules(run: str | Path) -> Any:
         return Rules.from_dict(spec) if spec else None
     except Exception:  # no manifest, or an older/foreign one
         return None
+
+
+def widened(lo: float, hi: float, *arrays) -> tuple[float, float]:
+    """The range ``[lo, hi]`` the game allows, widened to the finite values of ``arrays``: a
+    safety net, should a recorded value ever lie outside what the rules were read to allow."""
+    vals = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays] or [np.zeros(0)])
+    vals = vals[np.isfinite(vals)]
+    if vals.size:
+        return min(lo, float(vals.min())), max(hi, float(vals.max()))
+    return lo, hi

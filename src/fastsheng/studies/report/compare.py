@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fastsheng.studies import stats
+from fastsheng.studies import ranges, stats
 from fastsheng.studies.report import plots
 from fastsheng.studies.report.columns import (
     canonical_hands,
@@ -235,12 +235,7 @@ def _hands_range(xa: np.ndarray, xb: np.ndarray, rules) -> tuple[float, float]:
     largest ``hand_cap`` (no cap, or rules not known: no upper end, so no bound of a difference
     few pairs show), widened to the values seen."""
     caps = [getattr(r, "hand_cap", None) for r in rules]
-    hi = max(float(c) if c else math.inf for c in caps)
-    v = np.concatenate([xa, xb])
-    v = v[np.isfinite(v)]
-    if v.size:
-        return min(1.0, float(v.min())), max(hi, float(v.max()))
-    return 1.0, hi
+    return ranges.widened(1.0, max(float(c) if c else math.inf for c in caps), xa, xb)
 
 
 def _match_differences(run_a: Run, run_b: Run) -> Table | None:

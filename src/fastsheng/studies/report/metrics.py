@@ -237,11 +237,7 @@ def support(
     if any(s is None for s in spans):
         return None
     lo, hi = min(float(s[0]) for s in spans), max(float(s[1]) for s in spans)
-    vals = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays] or [np.zeros(0)])
-    vals = vals[np.isfinite(vals)]
-    if vals.size:
-        lo, hi = min(lo, float(vals.min())), max(hi, float(vals.max()))
-    return lo, hi
+    return ranges.widened(lo, hi, *arrays)
 
 
 def diff_support(s: tuple[float, float] | None, times: int = 1) -> tuple[float, float] | None:
